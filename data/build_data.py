@@ -99,13 +99,18 @@ def synthetic_names(fake: Faker, sex: pd.Series) -> list[str]:
 
 
 def synthetic_dobs(rng: np.random.Generator, ages: np.ndarray) -> list[str]:
-    """A birth date for each age, such that the age on REFERENCE_DATE is exactly ``age``."""
+    """A birth date for each age, such that the age on REFERENCE_DATE is exactly ``age``.
+
+    Someone aged ``a`` on the reference date R was born in (R - (a+1) years, R - a years].
+    """
     dobs = []
-    offsets = rng.integers(0, 365, size=len(ages))
-    for age, offset in zip(ages, offsets):
-        # born in the year ending on REFERENCE_DATE - age years (exclusive of that day)
+    uniform = rng.random(len(ages))
+    for age, u in zip(ages, uniform):
         latest = REFERENCE_DATE.replace(year=REFERENCE_DATE.year - int(age))
-        dobs.append((latest - dt.timedelta(days=int(offset) + 1)).isoformat())
+        earliest = REFERENCE_DATE.replace(year=REFERENCE_DATE.year - int(age) - 1)
+        earliest += dt.timedelta(days=1)
+        span = (latest - earliest).days + 1
+        dobs.append((earliest + dt.timedelta(days=int(u * span))).isoformat())
     return dobs
 
 

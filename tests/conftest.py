@@ -1,0 +1,16 @@
+"""Shared pytest setup: make ``chapters/helpers.py`` importable and register markers."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHAPTERS = ROOT / "chapters"
+for path in (CHAPTERS, Path(__file__).resolve().parent):
+    if str(path) not in sys.path:
+        sys.path.insert(0, str(path))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: drives a real browser against the built site")

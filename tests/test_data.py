@@ -1,0 +1,131 @@
+"""The committed data: checksums, schema, row counts, the facts in data-facts.md, synthetic PII."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import helpers
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def _datasheet_checksums() -> dict[str, str]:
+    """The SHA-256 checksums published in data/README.md."""
+    text = (DATA / "README.md").read_text(encoding="utf-8")
+    return dict(re.findall(r"`([\w.]+\.csv)`\s*\|[^|\n]*\|\s*`([0-9a-f]{64})`", text))
+
+
+@pytest.fixture(scope="module")
+def adult() -> pd.DataFrame:
+    return helpers.load_adult()
+
+
+@pytest.fixture(scope="module")
+def health() -> pd.DataFrame:
+    return helpers.load_health()
+
+
+def test_checksums_match_datasheet():
+    published = _datasheet_checksums()
+    assert set(published) == {"adult_with_pii.csv", "health.csv"}
+    for name, digest in published.items():
+        assert hashlib.sha256((DATA / name).read_bytes()).hexdigest() == digest, name
+
+
+def test_adult_schema(adult):
+    assert list(adult.columns) == [
+        "name", "dob", "ssn", "zip", "age", "workclass", "fnlwgt", "education",
+        "education_num", "marital_status", "occupation", "relationship", "race", "sex",
+        "capital_gain", "capital_loss", "hours_per_week", "native_country", "income",
+    ]
+    for col in ["age", "fnlwgt", "education_num", "capital_gain", "capital_loss",
+                "hours_per_week"]:
+        assert adult[col].dtype == np.int64, col
+    for col in ["name", "dob", "ssn", "zip", "workclass", "sex", "income"]:
+        assert pd.api.types.is_string_dtype(adult[col]), col
+    assert adult["zip"].str.len().eq(5).all()
+
+
+def test_adult_facts(adult):
+    """Every figure in data-facts.md for adult.data."""
+    assert len(adult) == 32_561
+    assert int((adult["age"] >= 40).sum()) == 14_237
+    assert int((adult["age"] > 40).sum()) == 13_443
+    assert (adult["age"].min(), adult["age"].max()) == (17, 90)
+    assert adult["sex"].value_counts().to_dict() == {"Male": 21_790, "Female": 10_771}
+    assert adult["income"].value_counts().to_dict() == {"<=50K": 24_720, ">50K": 7_841}
+    assert int((adult["workclass"] == "State-gov").sum()) == 1_298
+    assert int((adult["capital_gain"] > 0).sum()) == 2_712
+    assert int(adult["capital_gain"].max()) == 99_999
+    real = adult.drop(columns=["name", "dob", "ssn", "zip"])
+    assert int(real.duplicated().sum()) == 24
+    qi = ["age", "sex", "race", "native_country", "workclass"]
+    assert int((~real.duplicated(subset=qi, keep=False)).sum()) == 2_361
+    target = adult[(adult["age"] == 35) & (adult["native_country"] == "United-States")
+                   & (adult["workclass"] == "State-gov")]
+    assert len(target) == 30
+    assert sorted(target.loc[target["capital_gain"] > 0, "capital_gain"]) == [2977, 7298]
+
+
+def test_missing_values_are_missing_not_question_marks(adult):
+    assert not adult.isin(["?"]).any().any()
+    assert adult["workclass"].isna().sum() == 1_836
+    assert adult[["name", "dob", "ssn", "zip", "age", "income"]].notna().all().all()
+
+
+def test_synthetic_ssns_cannot_be_real(adult, health):
+    for table in (adult, health):
+        parts = table["ssn"].str.extract(r"^(\d{3})-(\d{2})-(\d{4})$")
+        assert parts.notna().all().all()  # every SSN has the ddd-dd-dddd format
+        area = parts[0].astype(int)
+        assert area.between(900, 999).all()  # never issued by the US
+        assert (parts[1] != "00").all() and (parts[2] != "0000").all()
+        assert table["ssn"].is_unique
+
+
+def test_dob_consistent_with_age_on_reference_date(adult):
+    ref = dt.date(1994, 7, 1)
+    dob = pd.to_datetime(adult["dob"])
+    before = (dob.dt.month < ref.month) | ((dob.dt.month == ref.month) & (dob.dt.day <= ref.day))
+    age = ref.year - dob.dt.year - (~before).astype(int)
+    assert (age == adult["age"]).all()
+
+
+def test_health_table(health):
+    assert len(health) == 10
+    assert list(health.columns) == ["name", "ssn", "dob", "marital_status", "sex", "zip",
+                                    "ethnicity", "problem"]
+    expected = [
+        ("Divorced", "Male", "02139", "Asian", "Hypertension"),
+        ("Divorced", "Female", "02139", "Asian", "Obesity"),
+        ("Married", "Female", "02139", "Asian", "Chest pain"),
+        ("Married", "Female", "02139", "Asian", "Obesity"),
+        ("Married", "Male", "02148", "Black", "Hypertension"),
+        ("Married", "Male", "02138", "Black", "Shortness of breath"),
+        ("Married", "Female", "02141", "Black", "Shortness of breath"),
+        ("Married", "Male", "02141", "Black", "Obesity"),
+        ("Single", "Female", "02138", "White", "Chest pain"),
+        ("Single", "Male", "02138", "White", "Obesity"),
+    ]
+    cols = ["marital_status", "sex", "zip", "ethnicity", "problem"]
+    assert list(health[cols].itertuples(index=False, name=None)) == expected
+    assert health.loc[[1, 3, 7, 9], "dob"].tolist() == [
+        "1996-06-27", "1996-09-22", "1995-07-23", "1995-02-18"]
+    assert pd.api.types.is_string_dtype(health["zip"])
+
+
+def test_build_script_is_deterministic(tmp_path):
+    """Rebuilding from the source gives byte-identical files (needs the PyPI wheel)."""
+    import subprocess
+    import sys
+    run = subprocess.run([sys.executable, str(DATA / "build_data.py"), "--check"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count("identical") == 2
