@@ -1,0 +1,118 @@
+"""Notebook hygiene and chapter structure.
+
+nbval passes a notebook whose outputs were stripped (it only compares cells that have an
+execution count), so these checks make sure every committed notebook was executed top to
+bottom in one fresh python3 kernel, and that every chapter has the parts the course promises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "chapters").glob("[0-9][0-9]-*.ipynb"))
+TOC = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _markdown(nb: dict) -> str:
+    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+
+def test_there_are_notebooks_and_all_are_in_the_toc():
+    assert len(NOTEBOOKS) >= 1
+    for path in NOTEBOOKS:
+        assert f"chapters/{path.stem}" in TOC, f"{path.name} is not in _toc.yml"
+        assert re.fullmatch(r"\d\d-[a-z0-9]+(-[a-z0-9]+)*", path.stem), path.name
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_executed_in_order_without_errors(path):
+    nb = _load(path)
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    counts = [c.get("execution_count") for c in code]
+    assert counts == list(range(1, len(code) + 1)), (
+        f"{path.name}: execution counts {counts} are not 1..n: the notebook is stripped, "
+        "partly executed or executed out of order; run `make notebooks`")
+    for cell in code:
+        for out in cell.get("outputs", []):
+            assert out["output_type"] != "error", f"{path.name}: a cell raised {out.get('ename')}"
+            if out["output_type"] == "stream" and out["name"] == "stderr":
+                assert "Warning" not in "".join(out["text"]), f"{path.name}: warning in output"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_figure_has_alt_text(path):
+    for cell in _load(path)["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        has_image = any("image/png" in out.get("data", {}) for out in cell.get("outputs", []))
+        if has_image:
+            alt = cell["metadata"].get("mystnb", {}).get("image", {}).get("alt", "")
+            assert len(alt) > 15, f"{path.name}: figure without alt text:\n{''.join(cell['source'])[:200]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_chapter_structure(path):
+    nb = _load(path)
+    text = _markdown(nb)
+    assert len(re.findall(r"^# ", text, flags=re.M)) == 1, "exactly one H1 title"
+    assert re.search(r"learning objectives", text, flags=re.I), "learning objectives"
+    assert re.search(r"^## Summary", text, flags=re.M), "a Summary section"
+    assert re.search(r"^## Exercises", text, flags=re.M), "an Exercises section"
+    assert re.search(r"^## References", text, flags=re.M), "a References section"
+    exercises = re.findall(r"\{exercise\}\s*\n:label:\s*(\S+)", text)
+    solutions = re.findall(r"\{solution\}\s+(\S+)", text)
+    assert len(exercises) >= 3, f"{path.name}: {len(exercises)} exercises"
+    assert set(exercises) <= set(solutions), f"{path.name}: exercise without a solution"
+    assert "{cite" in text, f"{path.name}: no citation"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_glue_reference_is_defined(path):
+    nb = _load(path)
+    used = set(re.findall(r"\{glue:(?:text|md)?\}`([^`:]+)", _markdown(nb)))
+    defined = set()
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                defined.add(name)
+    assert used <= defined, f"{path.name}: glued keys never computed: {sorted(used - defined)}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_unseeded_randomness(path):
+    source = "\n".join("".join(c["source"]) for c in _load(path)["cells"]
+                       if c["cell_type"] == "code")
+    for pattern in [r"np\.random\.(seed|rand|randn|randint|laplace|normal|choice|random)\(",
+                    r"^import random$", r"default_rng\(\)", r"seaborn-whitegrid"]:
+        assert not re.search(pattern, source, flags=re.M), f"{path.name}: {pattern}"
+
+
+TRAPS = [
+    (r"\\varepsilon\s*\\le(q)?\s*0", "epsilon <= 0 in a definition"),
+    (r"ZIP\s+2139\b", "ZIP without its leading zero"),
+    (r"14,235", "wrong count of adults aged 40+"),
+    (r"Sweeney[^.]{0,80}Carnegie Mellon", "Sweeney was at MIT in 1997"),
+    (r"about\s+2\s*\\?alpha-DP", "randomized response is not about 2 alpha-DP"),
+]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_known_traps_are_not_stated(path):
+    text = _markdown(_load(path))
+    for pattern, why in TRAPS:
+        for match in re.finditer(pattern, text):
+            line = text[max(0, match.start() - 120): match.end() + 120]
+            # stating the mistake in order to correct it is allowed
+            assert re.search(r"mistake|wrong|not |incorrect|never|myth", line, flags=re.I), (
+                f"{path.name}: {why}: ...{line}...")
