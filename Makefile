@@ -4,6 +4,7 @@
 # Others:
 #   make notebooks [NB=chapters/03-differencing-attacks.ipynb]  re-execute notebooks in place
 #   make nbval [NB=...]   check that stored outputs reproduce
+#   make benchmark        measure the performance budget into benchmarks/report.{md,json}
 #   make data             rebuild data/*.csv from the UCI source
 #   make clean            remove _build/
 SHELL := /bin/bash
@@ -21,7 +22,7 @@ export MKL_NUM_THREADS := 1
 export TZ := UTC
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: venv book test unit nbval browser notebooks data clean
+.PHONY: venv book test unit nbval browser notebooks benchmark data clean
 
 venv: $(VENV)/.installed
 
@@ -35,14 +36,13 @@ book: venv
 	$(BIN)/jupyter-book build . --path-output $(BUILD_PATH) -W -n --keep-going
 
 test: venv
-	$(BIN)/python -m pytest tests -m "not browser" \
-	    --cov=chapters --cov-branch --cov-report=term-missing --cov-fail-under=95
+	$(MAKE) unit
 	$(MAKE) nbval
 	$(MAKE) book
-	$(BIN)/python -m pytest tests -m browser
+	$(BIN)/python -m pytest tests -m "browser or bundle" -p no:cacheprovider
 
 unit: venv
-	$(BIN)/python -m pytest tests -m "not browser" \
+	$(BIN)/python -m pytest tests -m "not browser and not bundle" -p no:cacheprovider \
 	    --cov=chapters --cov-branch --cov-report=term-missing --cov-fail-under=95
 
 nbval: venv
@@ -50,11 +50,14 @@ nbval: venv
 	    --nbval-current-env -p no:cacheprovider
 
 browser: venv
-	$(BIN)/python -m pytest tests -m browser
+	$(BIN)/python -m pytest tests -m browser -p no:cacheprovider
 
 notebooks: venv
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.timeout=600 --ExecutePreprocessor.kernel_name=python3 $(NB)
+
+benchmark: venv
+	$(BIN)/python benchmarks/run.py
 
 data: venv
 	$(BIN)/python data/build_data.py

@@ -50,6 +50,13 @@ def test_executed_in_order_without_errors(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_first_cell_explains_a_missing_helpers_module(path):
+    first = next(c for c in _load(path)["cells"] if c["cell_type"] == "code")
+    source = "".join(first["source"])
+    assert "except ModuleNotFoundError" in source and "course.zip" in source, path.name
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_every_figure_has_alt_text(path):
     for cell in _load(path)["cells"]:
         if cell["cell_type"] != "code":
