@@ -99,6 +99,7 @@ def test_targeted_attack_glue(adult):
     assert g["01_attack_gain_low"] == "2,977"
     assert g["01_attack_gain_high"] == "7,298"
     assert g["01_attack_n_final"] == 1
+    assert g["01_attack_guess"] == "50%"  # a blind guess between the two remaining rows
     assert g["01_target_gain"] == "7,298"
     assert g["01_target_income"] == ">50K"
     assert g["01_target_occupation"] == "Craft-repair"
@@ -201,6 +202,8 @@ def test_datasets_chapter_glue(adult):
     assert (g["00_age_min"], g["00_age_max"]) == (17, 90)
     assert g["00_age_median"] == int(adult["age"].median())
     assert g["00_n_missing_workclass"] == "1,836"
+    # workclass, occupation and native_country are the only columns with "?" in adult.data
+    assert g["00_n_missing_cols"] == int((adult.isna().sum() > 0).sum()) == 3
     assert g["00_n_any_missing"] == thousands(int(adult.isna().any(axis=1).sum()))
     zero = [z for z in adult["zip"] if z[0] == "0"]
     assert g["00_n_zip_zero"] == thousands(len(zero))

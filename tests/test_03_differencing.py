@@ -166,3 +166,26 @@ def test_neighbour_distances(ns, health):
     assert int((base - removed).abs().sum()) == 1
     rep = replaced["problem"].value_counts().reindex(base.index, fill_value=0)
     assert int((base - rep).abs().sum()) == 2
+
+
+def test_mean_attack_on_a_known_value_counts_the_matched_rows(ns):
+    # ex-03-mean-age: the predicate fixes the age, so the recovered "age" is age x (rows matched);
+    # getting back the known age proves the predicate isolates one person.
+    adult = helpers.load_adult()
+    qi = ["age", "sex", "race", "native_country", "workclass"]
+    size = adult.groupby(qi, dropna=False)["age"].transform("size")
+    count, mean = ns["make_mean_server"](adult, "age", min_size=100)
+    for class_size in (1, 2, 3):
+        row = adult[(size == class_size) & adult[qi].notna().all(axis=1)].iloc[0]
+
+        def matches(t, row=row):
+            mask = pd.Series(True, index=t.index)
+            for col in qi:
+                mask &= t[col] == row[col]
+            return mask
+
+        def group(t, row=row):
+            return t["sex"] == row["sex"]
+
+        got = ns["mean_difference_attack"](count, mean, group, matches)
+        assert round(got) == class_size * int(row["age"])

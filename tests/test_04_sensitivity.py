@@ -137,3 +137,22 @@ def test_outlier_breaks_unclipped_sum_and_clipping_bounds_it(ns, gains):
     data = np.append(gains, adult_max)
     removed = ns["measured_sensitivity"](plain_sum, data, "add/remove", np.array([0.0]))
     assert removed == adult_max > assumed
+
+
+def test_median_local_sensitivity_is_zero_at_the_chapter_sample_but_not_globally(ns):
+    # The chapter's sample (seed 42, 1,000 rows) has a median age that no single addition or
+    # removal can move: the two middle clipped ages are equal. Check that with every integer
+    # age as a candidate, and that a tiny dataset reaches half the range [20, 80].
+    adult = helpers.load_adult()
+    rows = np.sort(helpers.make_rng(42).choice(len(adult), size=1000, replace=False))
+    ages = adult["age"].to_numpy()[rows].astype(float)
+    middle = np.sort(np.clip(ages, 20, 80))[[499, 500]]
+    assert middle[0] == middle[1]
+
+    def clipped_median(batch):
+        return np.median(np.clip(batch, 20, 80), axis=1)
+
+    every_age = np.arange(0, 121, dtype=float)
+    assert ns["measured_sensitivity"](clipped_median, ages, "add/remove", every_age) == 0
+    tiny = np.array([20.0, 20.0, 80.0, 80.0])
+    assert ns["measured_sensitivity"](clipped_median, tiny, "add/remove", every_age) == 30
