@@ -50,7 +50,7 @@ def notebook_namespace(chapter: str, names: list[str]) -> dict[str, Any]:
     chosen = [code[0]] + [src for src in code[1:] if _defined_names(src) & wanted]
     namespace: dict[str, Any] = {"__name__": f"notebook_{chapter.replace('-', '_')}"}
     for src in chosen:
-        exec(compile(src, f"{chapter}.ipynb", "exec"), namespace)  # noqa: S102
+        exec(compile(src, f"<notebook {chapter}>", "exec"), namespace)  # noqa: S102
     missing = wanted - namespace.keys()
     if missing:
         raise LookupError(f"{chapter}.ipynb defines no {sorted(missing)}")
