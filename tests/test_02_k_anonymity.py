@@ -1,0 +1,262 @@
+"""Tests for chapter 02 (k-anonymity and its limits).
+
+The chapter's claims are read from the values it glues into its executed notebook and checked
+against independent pandas computations; its ``mondrian`` function is loaded from the notebook
+and checked on the full Adult data.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import helpers
+from notebook_code import notebook_namespace
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "chapters" / "02-k-anonymity.ipynb"
+MONDRIAN_QI = ["age", "education_num", "hours_per_week", "sex"]
+HEALTH_QI = ["marital_status", "sex", "zip", "ethnicity"]
+KS = [2, 5, 10, 25, 50, 100]
+SECONDS_PER_K = 5.0
+
+
+# ------------------------------------------------------------------------------------------
+# Fixtures
+# ------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def notebook():
+    return json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def glued(notebook):
+    """Every value the chapter glues, as the Python literal it stored."""
+    values = {}
+    for cell in notebook["cells"]:
+        for out in cell.get("outputs", []):
+            name = out.get("metadata", {}).get("scrapbook", {}).get("name")
+            if name:
+                values[name] = ast.literal_eval(out["data"]["application/papermill.record/text/plain"])
+    return values
+
+
+@pytest.fixture(scope="module")
+def mondrian():
+    return notebook_namespace("02-k-anonymity", ["mondrian"])["mondrian"]
+
+
+@pytest.fixture(scope="module")
+def adult():
+    return helpers.load_adult()
+
+
+@pytest.fixture(scope="module")
+def releases(mondrian, adult):
+    """Mondrian output for every k of the chapter, with its run time."""
+    out = {}
+    for k in KS:
+        start = time.perf_counter()
+        released = mondrian(adult, MONDRIAN_QI, k)
+        out[k] = (released, time.perf_counter() - start)
+    return out
+
+
+def as_int(text):
+    return int(str(text).replace(",", ""))
+
+
+def bounds(series):
+    """Parse 'lo-hi' or 'v' (non-negative integers) into two integer arrays."""
+    parts = series.astype(str).str.partition("-")
+    lo = parts[0].astype(np.int64).to_numpy()
+    hi = parts[2].where(parts[2] != "", parts[0]).astype(np.int64).to_numpy()
+    return lo, hi
+
+
+# ------------------------------------------------------------------------------------------
+# The chapter uses the k values and quasi-identifiers tested here
+# ------------------------------------------------------------------------------------------
+def test_chapter_uses_the_tested_parameters(notebook):
+    assigned = {}
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        for node in ast.parse("".join(cell["source"])).body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if isinstance(target, ast.Name) and target.id in {"KS", "MONDRIAN_QI", "HEALTH_QI"}:
+                    assigned[target.id] = ast.literal_eval(node.value)
+    assert assigned == {"KS": KS, "MONDRIAN_QI": MONDRIAN_QI, "HEALTH_QI": HEALTH_QI}
+
+
+# ------------------------------------------------------------------------------------------
+# Mondrian on the full Adult data
+# ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("k", KS)
+def test_mondrian_is_k_anonymous_and_fast(releases, adult, k):
+    released, seconds = releases[k]
+    assert seconds < SECONDS_PER_K, f"mondrian took {seconds:.2f} s for k={k}"
+    assert helpers.k_anonymity(released, MONDRIAN_QI) >= k
+    # independently of helpers: the smallest class of generalised values has >= k rows
+    assert released[MONDRIAN_QI].value_counts(dropna=False).min() >= k
+
+
+@pytest.mark.parametrize("k", KS)
+def test_mondrian_keeps_rows_and_other_columns(releases, adult, k):
+    released, _ = releases[k]
+    assert len(released) == len(adult) == 32_561
+    assert released.index.equals(adult.index)
+    others = [c for c in adult.columns if c not in MONDRIAN_QI]
+    pd.testing.assert_frame_equal(released[others], adult[others])
+
+
+@pytest.mark.parametrize("k", KS)
+def test_mondrian_ranges_contain_original_values(releases, adult, k):
+    released, _ = releases[k]
+    for col in ["age", "education_num", "hours_per_week"]:
+        lo, hi = bounds(released[col])
+        original = adult[col].to_numpy()
+        assert np.all(lo <= original) and np.all(original <= hi), col
+        assert np.all(lo <= hi)
+    # sex is released as the set of values present, joined by "|"
+    contains = [orig in gen.split("|") for orig, gen in zip(adult["sex"], released["sex"])]
+    assert all(contains)
+
+
+@pytest.mark.parametrize("k", KS)
+def test_mondrian_ranges_are_tight(releases, adult, k):
+    """Each generalised range is exactly the min-max of the originals in its class."""
+    released, _ = releases[k]
+    keys = released[MONDRIAN_QI].astype(str).agg("/".join, axis=1)
+    for col in ["age", "education_num", "hours_per_week"]:
+        lo, hi = bounds(released[col])
+        grouped = adult[col].groupby(keys.to_numpy())
+        assert np.array_equal(grouped.transform("min").to_numpy(), lo), col
+        assert np.array_equal(grouped.transform("max").to_numpy(), hi), col
+
+
+def test_mondrian_information_loss_grows_with_k(releases, adult):
+    widths = []
+    for k in KS:
+        released, _ = releases[k]
+        lo, hi = bounds(released["age"])
+        widths.append(float(np.mean(hi - lo)))
+    assert widths == sorted(widths) and widths[0] < widths[-1]
+
+
+def test_mondrian_small_cases(mondrian):
+    table = pd.DataFrame({"x": [1, 2, 3, 4, 5, 6, 7, 8], "s": list("aabbabab")})
+    whole = mondrian(table, ["x"], 8)
+    assert set(whole["x"]) == {"1-8"}
+    halves = mondrian(table, ["x"], 4)
+    assert list(halves["x"]) == ["1-4"] * 4 + ["5-8"] * 4
+    exact = mondrian(table, ["x"], 1)
+    assert list(exact["x"]) == [str(v) for v in table["x"]]
+    with pytest.raises(ValueError):
+        mondrian(table, ["x"], 9)
+    with pytest.raises(ValueError):
+        mondrian(table, ["x"], 0)
+
+
+def test_mondrian_ties_at_the_median(mondrian):
+    # the lower median is 40 and "<= 40" would leave 1 row on the right: the "< 40" cut must be used
+    table = pd.DataFrame({"h": [10, 20, 40, 40, 40, 40, 40, 99]})
+    out = mondrian(table, ["h"], 2)
+    assert helpers.k_anonymity(out, ["h"]) >= 2
+    assert out["h"].nunique() >= 2
+
+
+# ------------------------------------------------------------------------------------------
+# Health table: 1-anonymous, and exactly the named rows are singled out
+# ------------------------------------------------------------------------------------------
+def test_health_table_is_one_anonymous(glued):
+    health = helpers.load_health()
+    sizes = health.groupby(HEALTH_QI).size()
+    assert int(sizes.min()) == 1
+    assert helpers.k_anonymity(health, HEALTH_QI) == 1
+    assert glued["02_k_health"] == 1
+
+
+def test_health_singled_out_rows(glued):
+    health = helpers.load_health()
+    duplicated = health.duplicated(subset=HEALTH_QI, keep=False)
+    singled_out = list(health.index[~duplicated])
+    shared = list(health.index[duplicated])
+    assert singled_out == [0, 1, 4, 5, 6, 7, 8, 9]
+    assert 9 in singled_out and health.loc[9, "name"].startswith("Igor")
+    assert glued["02_n_singled_out"] == len(singled_out)
+    assert glued["02_n_health"] == len(health) == 10
+    assert glued["02_shared_rows"] == " and ".join(map(str, shared)) == "2 and 3"
+
+
+def test_health_singled_out_table_in_notebook(notebook):
+    """The table the chapter prints under 'singled_out' lists exactly the unique rows."""
+    for cell in notebook["cells"]:
+        if cell["cell_type"] == "code" and "".join(cell["source"]).rstrip().endswith("singled_out"):
+            text = "".join(cell["outputs"][-1]["data"]["text/plain"])
+            shown = [int(line.split()[0]) for line in text.splitlines()[1:]]
+            assert shown == [0, 1, 4, 5, 6, 7, 8, 9]
+            return
+    pytest.fail("no cell displays singled_out")
+
+
+# ------------------------------------------------------------------------------------------
+# Homogeneity counts on the 5-anonymous release
+# ------------------------------------------------------------------------------------------
+def test_homogeneity_counts(releases, glued):
+    released, _ = releases[5]
+    high = (released["income"] == ">50K").astype(float)
+    share = high.groupby([released[c] for c in MONDRIAN_QI]).agg(["mean", "size"])
+    all_low = share[share["mean"] == 0.0]
+    all_high = share[share["mean"] == 1.0]
+    assert as_int(glued["02_n_classes5"]) == len(share)
+    assert as_int(glued["02_hom_classes"]) == len(all_low) + len(all_high)
+    assert as_int(glued["02_hom_rows"]) == int(all_low["size"].sum() + all_high["size"].sum())
+    assert as_int(glued["02_hom_low_classes"]) == len(all_low)
+    assert as_int(glued["02_hom_low_rows"]) == int(all_low["size"].sum())
+    assert as_int(glued["02_hom_high_classes"]) == len(all_high)
+    assert as_int(glued["02_hom_high_rows"]) == int(all_high["size"].sum())
+    assert glued["02_l_release5"] == 1 == helpers.l_diversity(released, MONDRIAN_QI, "income")
+
+
+# ------------------------------------------------------------------------------------------
+# Other glued claims
+# ------------------------------------------------------------------------------------------
+def test_suppression_counts(adult, glued):
+    qi = ["age_band", "sex", "race", "zip_prefix"]
+    for width, digits in [(1, 5), (10, 3), (10, 1)]:
+        table = pd.DataFrame({
+            "age_band": adult["age"] // width, "sex": adult["sex"], "race": adult["race"],
+            "zip_prefix": adult["zip"].str[:digits],
+        })
+        size = table.groupby(qi, dropna=False)["sex"].transform("size")
+        assert as_int(glued[f"02_suppressed_{width}_{digits}"]) == int((size < 5).sum())
+
+
+def test_coarse_generalisation_still_singles_out(adult, glued):
+    table = pd.DataFrame({"band": adult["age"] // 20, "sex": adult["sex"], "race": adult["race"]})
+    counts = table.value_counts()
+    assert glued["02_k_coarse_all"] == int(counts.min()) == 1
+    assert glued["02_n_coarse_singletons"] == int((counts == 1).sum())
+    assert as_int(glued["02_k_age_only"]) == int(table["band"].value_counts().min())
+
+
+def test_health_attacks(glued):
+    health = helpers.load_health()
+    by_status = health.groupby("marital_status")["problem"]
+    assert glued["02_k_health_2anon"] == int(by_status.size().min()) == 2
+    assert glued["02_l_health"] == int(by_status.nunique().min()) == 2
+    assert glued["02_k_health_by_sex"] == int(health.groupby("sex").size().min())
+    igor = health.loc[9]
+    same_status = set(health.loc[health["marital_status"] == igor["marital_status"], "problem"])
+    same_sex = set(health.loc[health["sex"] == igor["sex"], "problem"])
+    assert glued["02_n_igor_status_values"] == len(same_status) == 2
+    assert glued["02_n_igor_sex_values"] == len(same_sex) == 3
+    assert same_status & same_sex == {"Obesity"}
+    assert same_status - {"Chest pain"} == {"Obesity"}
