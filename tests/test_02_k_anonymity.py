@@ -260,3 +260,15 @@ def test_health_attacks(glued):
     assert glued["02_n_igor_sex_values"] == len(same_sex) == 3
     assert same_status & same_sex == {"Obesity"}
     assert same_status - {"Chest pain"} == {"Obesity"}
+
+
+def test_mondrian_handles_missing_categories(mondrian, adult):
+    """A categorical quasi-identifier with missing values (native_country has NaN) works,
+    and a missing value is released as "?" inside the set of values of its class."""
+    qi = ["age", "sex", "native_country"]
+    assert adult["native_country"].isna().any()
+    released = mondrian(adult, qi, 5)
+    assert released[qi].value_counts(dropna=False).min() >= 5
+    assert released["native_country"].notna().all()
+    missing = adult["native_country"].isna().to_numpy()
+    assert all("?" in text.split("|") for text in released.loc[missing, "native_country"])
