@@ -45,7 +45,9 @@ TARGETS = {
 
 def timed(cmd: list[str], **kwargs) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True, text=True, **kwargs)
+    run = subprocess.run(cmd, capture_output=True, text=True, **kwargs)
+    if run.returncode != 0:
+        raise RuntimeError(f"{cmd} failed:\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}")
     return time.perf_counter() - start
 
 
@@ -55,6 +57,9 @@ def builds() -> dict[str, float]:
     config = (ROOT / "_config.yml").read_text(encoding="utf-8")
     forced = config.replace('execute_notebooks: "off"', 'execute_notebooks: "force"')
     assert forced != config, "could not switch execute_notebooks to force"
+    # paths in a config file are read relative to it: point them back at the book
+    forced = forced.replace("course_site: _ext", f"course_site: {ROOT / '_ext'}")
+    forced = forced.replace("  - references.bib", f"  - {ROOT / 'references.bib'}")
     forced_config = out / "_config_forced.yml"
     forced_config.write_text(forced, encoding="utf-8")
     jb = str(BIN / "jupyter-book")
