@@ -1,0 +1,238 @@
+"""Tests for chapter 05: ε-differential privacy and randomized response.
+
+Every expected value is computed here independently (brute force over the output
+probabilities, closed forms, pandas counts), never copied from the notebook.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import helpers
+
+NOTEBOOK = Path(__file__).resolve().parent.parent / "chapters" / "05-differential-privacy.ipynb"
+GLUE_MIME = "application/papermill.record/text/plain"
+
+
+# --------------------------------------------------------------------------------------------
+# Independent brute force
+# --------------------------------------------------------------------------------------------
+def rr_output_distribution(alpha: float, x: int) -> dict[int, float]:
+    """Pr[report = y | true bit x], by enumerating the mechanism's coin outcomes."""
+    dist = {0: 0.0, 1: 0.0}
+    # branch 1: answer truthfully (probability alpha)
+    dist[x] += alpha
+    # branch 2: fair coin (probability 1 - alpha), each face 1/2
+    for face in (0, 1):
+        dist[face] += (1 - alpha) * 0.5
+    return dist
+
+
+def brute_force_epsilon(alpha: float) -> float:
+    """Smallest ε with Pr[M(x) ∈ S] <= e^ε Pr[M(x') ∈ S] for all S ⊆ {0,1} and x ≠ x'."""
+    worst = 0.0
+    subsets = [set(s) for r in range(3) for s in itertools.combinations((0, 1), r)]
+    for x, x_prime in ((0, 1), (1, 0)):
+        p, q = rr_output_distribution(alpha, x), rr_output_distribution(alpha, x_prime)
+        for subset in subsets:
+            ps, qs = sum(p[y] for y in subset), sum(q[y] for y in subset)
+            if ps == 0:
+                continue
+            if qs == 0:
+                return math.inf
+            worst = max(worst, math.log(ps / qs))
+    return worst
+
+
+ALPHAS = [0.0, 0.05, 0.25, 0.5, 0.75, 0.9, 0.99]
+
+
+@pytest.mark.parametrize("alpha", ALPHAS)
+def test_rr_exact_epsilon_matches_brute_force(alpha):
+    assert brute_force_epsilon(alpha) == pytest.approx(math.log((1 + alpha) / (1 - alpha)),
+                                                       abs=1e-12)
+
+
+def test_rr_always_truthful_is_not_dp():
+    assert brute_force_epsilon(1.0) == math.inf
+
+
+@pytest.mark.parametrize("alpha", [a for a in ALPHAS if 0 < a < 1])
+def test_rr_epsilon_exceeds_two_alpha(alpha):
+    assert brute_force_epsilon(alpha) > 2 * alpha
+
+
+def test_alpha_09_is_2944_not_18():
+    assert round(brute_force_epsilon(0.9), 3) == 2.944
+
+
+@pytest.mark.parametrize("epsilon", [0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0])
+def test_tanh_round_trip_and_helper_keep_probability(epsilon):
+    alpha = math.tanh(epsilon / 2)
+    assert brute_force_epsilon(alpha) == pytest.approx(epsilon, rel=1e-9)
+    keep = rr_output_distribution(alpha, 1)[1]
+    assert helpers.randomized_response_keep_probability(epsilon) == pytest.approx(keep, rel=1e-12)
+    assert keep == pytest.approx(math.exp(epsilon) / (1 + math.exp(epsilon)), rel=1e-12)
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
+def test_best_test_against_rr_meets_the_bound(epsilon):
+    """Brute force over all 4 deterministic tests: the best one reaches e^ε/(1+e^ε)."""
+    alpha = math.tanh(epsilon / 2)
+    p0, p1 = rr_output_distribution(alpha, 0), rr_output_distribution(alpha, 1)
+    best = 0.0
+    for guess_if_0, guess_if_1 in itertools.product((0, 1), repeat=2):
+        guess = {0: guess_if_0, 1: guess_if_1}
+        success = 0.5 * sum(p0[y] for y in (0, 1) if guess[y] == 0) + 0.5 * sum(
+            p1[y] for y in (0, 1) if guess[y] == 1)
+        best = max(best, success)
+    assert best == pytest.approx(math.exp(epsilon) / (1 + math.exp(epsilon)), rel=1e-12)
+
+
+def test_hypothesis_testing_bound_on_random_discrete_mechanisms():
+    """For random pairs of output distributions, the optimal test obeys the ε bound."""
+    rng = np.random.default_rng(0)
+    for _ in range(2000):
+        k = int(rng.integers(2, 8))
+        p, q = rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(k))
+        eps = float(np.max(np.abs(np.log(p / q))))
+        best_success = 0.5 * float(np.maximum(p, q).sum())  # Bayes-optimal test, uniform prior
+        assert best_success <= math.exp(eps) / (1 + math.exp(eps)) + 1e-12
+
+
+# --------------------------------------------------------------------------------------------
+# Statistical checks of the estimator (fixed seeds, stated tolerances)
+# --------------------------------------------------------------------------------------------
+def test_estimator_rmse_matches_variance_formula():
+    """Random-sample setting: RMSE within 6% of sqrt(q(1-q)/(n(2p-1)^2)).
+
+    With 3000 repetitions the RMSE's Monte Carlo relative standard error is about
+    1/sqrt(6000) = 1.3%, so 6% is more than 4 standard errors.
+    """
+    rng = helpers.make_rng(123)
+    pi, n, eps, reps = 0.24, 1000, 1.0, 3000
+    bits = (rng.random((reps, n)) < pi).astype(np.int64)
+    reports = helpers.randomized_response(bits, epsilon=eps, rng=rng)
+    estimates = np.array([helpers.estimate_proportion(row, eps) for row in reports])
+    p = math.exp(eps) / (1 + math.exp(eps))
+    q = p * pi + (1 - p) * (1 - pi)
+    formula = math.sqrt(q * (1 - q) / (n * (2 * p - 1) ** 2))
+    rmse = float(np.sqrt(np.mean((estimates - pi) ** 2)))
+    assert rmse == pytest.approx(formula, rel=0.06)
+    # unbiased: mean within 4 standard errors of pi
+    assert abs(estimates.mean() - pi) < 4 * formula / math.sqrt(reps)
+
+
+def test_fixed_bits_variance_has_no_sampling_term():
+    """Fixed bits: the estimator's RMSE is sqrt(p(1-p)/(n(2p-1)^2)), within 6%."""
+    rng = helpers.make_rng(7)
+    n, eps, reps = 1000, 0.5, 3000
+    fixed = np.zeros(n, dtype=np.int64)
+    fixed[:300] = 1
+    reports = helpers.randomized_response(np.broadcast_to(fixed, (reps, n)), epsilon=eps, rng=rng)
+    p = math.exp(eps) / (1 + math.exp(eps))
+    estimates = (reports.mean(axis=1) - (1 - p)) / (2 * p - 1)
+    rmse = float(np.sqrt(np.mean((estimates - 0.3) ** 2)))
+    assert rmse == pytest.approx(math.sqrt(p * (1 - p) / (n * (2 * p - 1) ** 2)), rel=0.06)
+
+
+def test_variance_decomposition_identity():
+    for p, pi in itertools.product([0.55, 0.7311, 0.9], [0.0, 0.24, 0.5, 0.9]):
+        q = p * pi + (1 - p) * (1 - pi)
+        assert q * (1 - q) == pytest.approx(p * (1 - p) + (2 * p - 1) ** 2 * pi * (1 - pi))
+
+
+# --------------------------------------------------------------------------------------------
+# Glued values in the executed notebook
+# --------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def glued() -> dict[str, str]:
+    nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    values = {}
+    for cell in nb["cells"]:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if GLUE_MIME in data:
+                name = out["metadata"]["scrapbook"]["name"]
+                assert name not in values, f"glue key {name} used twice"
+                values[name] = data[GLUE_MIME]
+    return values
+
+
+def _text(glued, key):
+    raw = glued[key]
+    return raw[1:-1] if raw[:1] in "'\"" else raw
+
+
+def test_glue_keys_are_prefixed(glued):
+    assert glued and all(k.startswith("05_") for k in glued)
+
+
+def test_glued_rr_values(glued):
+    assert _text(glued, "05_eps_alpha_09") == f"{math.log(1.9 / 0.1):.3f}" == "2.944"
+    assert _text(glued, "05_two_alpha_09") == "1.8"
+    assert _text(glued, "05_eps_alpha_05") == f"{math.log(3):.4f}"
+    assert _text(glued, "05_alpha_eps_1") == f"{math.tanh(0.5):.4f}"
+    assert _text(glued, "05_keep_eps_1") == f"{math.e / (1 + math.e):.4f}"
+
+
+def test_glued_bound_table(glued):
+    for key, eps, fmt in [("05_bound_eps_0_1", 0.1, ".1%"), ("05_bound_eps_1", 1.0, ".1%"),
+                          ("05_bound_eps_2", 2.0, ".1%"), ("05_bound_eps_5", 5.0, ".1%"),
+                          ("05_bound_eps_10", 10.0, ".3%")]:
+        assert _text(glued, key) == format(math.exp(eps) / (1 + math.exp(eps)), fmt)
+    assert _text(glued, "05_odds_factor_eps_1") == "2.718"
+
+
+def test_glued_data_counts(glued):
+    adult = helpers.load_adult()
+    n_high = int((adult["income"] == ">50K").sum())
+    assert n_high == 7841 and len(adult) == 32561
+    assert _text(glued, "05_n_adult") == f"{len(adult):,}"
+    assert _text(glued, "05_n_high_income") == f"{n_high:,}"
+    assert _text(glued, "05_true_share") == f"{n_high / len(adult):.4f}"
+    health = helpers.load_health()
+    obese = health["problem"] == "Obesity"
+    assert int(glued["05_count_d"]) == int(obese.sum()) == 4
+    assert int(glued["05_count_d_prime"]) == int(obese.drop(index=9).sum()) == 3
+
+
+def test_glued_simulation_results_are_plausible(glued):
+    # the notebook's worst simulated/formula deviation over 15 runs of 400 repetitions
+    # (Monte Carlo standard error about 3.5%) must stay below 4 standard errors
+    assert float(_text(glued, "05_rmse_worst_dev").rstrip("%")) < 14.0
+    pi = 7841 / 32561
+    p = math.e / (1 + math.e)
+    q = p * pi + (1 - p) * (1 - pi)
+    assert _text(glued, "05_rmse_n1000_eps1") == f"{math.sqrt(q * (1 - q) / (1000 * (2 * p - 1) ** 2)):.4f}"
+    # the one-shot keep rate is within 4 standard errors of p
+    assert abs(float(_text(glued, "05_keep_rate")) - p) < 4 * math.sqrt(p * (1 - p) / 32561)
+
+
+def test_glued_local_versus_central(glued):
+    n = 32561
+    p = math.e / (1 + math.e)
+    local_sd = math.sqrt(n * p * (1 - p)) / (2 * p - 1)
+    central_sd = math.sqrt(2) / 1.0
+    assert _text(glued, "05_local_sd_eps1") == f"{local_sd:.0f}"
+    assert _text(glued, "05_central_sd_eps1") == f"{central_sd:.2f}"
+    assert _text(glued, "05_ratio_eps1") == f"{local_sd / central_sd:.0f}"
+
+
+def test_glued_posterior_exercise(glued):
+    for eps in (1, 5):
+        odds = math.exp(eps) * 0.01 / 0.99
+        assert _text(glued, f"05_ex_post_eps_{eps}") == f"{odds / (1 + odds):.1%}"
+
+
+def test_notebook_defines_required_labels():
+    text = NOTEBOOK.read_text(encoding="utf-8")
+    for label in ("def-epsilon-dp", "thm-dp-hypothesis-test", "thm-rr-exact-epsilon",
+                  "def-neighbours-add-remove", "def-neighbours-replace-one"):
+        assert label in text
