@@ -39,10 +39,10 @@ test: venv
 	$(MAKE) unit
 	$(MAKE) nbval
 	$(MAKE) book
-	$(BIN)/python -m pytest tests -m "browser or bundle" -p no:cacheprovider
+	$(BIN)/python -m pytest tests -m "site or browser or bundle" -p no:cacheprovider
 
 unit: venv
-	$(BIN)/python -m pytest tests -m "not browser and not bundle" -p no:cacheprovider \
+	$(BIN)/python -m pytest tests -m "not site and not browser and not bundle" -p no:cacheprovider \
 	    --cov=chapters --cov-branch --cov-report=term-missing --cov-fail-under=95
 
 nbval: venv

@@ -15,3 +15,4 @@ for path in (CHAPTERS, Path(__file__).resolve().parent):
 def pytest_configure(config):
     config.addinivalue_line("markers", "browser: drives a real browser against the built site")
     config.addinivalue_line("markers", "bundle: runs the course archive in a fresh venv (slow)")
+    config.addinivalue_line("markers", "site: checks the built HTML")
