@@ -1,0 +1,191 @@
+"""Tests for chapter 06, the Laplace mechanism.
+
+Statistical checks use fixed seeds and state their tolerance. The buggy mechanisms the audit
+must catch are defined here independently of the notebook.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import helpers
+from notebook_code import notebook_namespace
+
+N = 200_000
+
+
+# --------------------------------------------------------------------------------------------
+# Distribution of the noise
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("sensitivity, epsilon", [(1.0, 0.5), (1.0, 1.0), (2.0, 0.1), (80.0, 1.0)])
+def test_noise_matches_laplace_with_scale_sensitivity_over_epsilon(sensitivity, epsilon):
+    """KS test at a fixed seed: noise ~ Lap(Δ/ε). Tolerance: p-value > 0.001."""
+    noise = helpers.laplace_mechanism(np.zeros(N), sensitivity, epsilon, helpers.make_rng(6))
+    scale = sensitivity / epsilon
+    assert stats.kstest(noise, stats.laplace(scale=scale).cdf).pvalue > 1e-3
+    # the same test must reject the classic wrong scales (so the test can fail)
+    for wrong in (epsilon, math.sqrt(scale), scale / math.sqrt(2)):
+        if not math.isclose(wrong, scale):
+            assert stats.kstest(noise, stats.laplace(scale=wrong).cdf).pvalue < 1e-6
+
+
+@pytest.mark.parametrize("b", [0.5, 2.0, 10.0])
+def test_variance_is_two_b_squared(b):
+    """Var[Lap(b)] = 2b²: the sample variance's relative sd is sqrt(20/N)/2 ≈ 0.5%; tolerance 3%."""
+    noise = helpers.laplace_mechanism(np.zeros(N), b, 1.0, helpers.make_rng(60))
+    assert noise.var() == pytest.approx(2 * b**2, rel=0.03)
+    assert noise.std() == pytest.approx(math.sqrt(2) * b, rel=0.015)
+    assert abs(noise.mean()) < 5 * math.sqrt(2) * b / math.sqrt(N)
+    assert not noise.std() == pytest.approx(b, rel=0.1)  # b is not the standard deviation
+
+
+@pytest.mark.parametrize("beta", [0.01, 0.05, 0.2, 0.5])
+def test_tail_bound_is_exact(beta):
+    """Pr[|noise| >= (Δ/ε) ln(1/β)] = β; tolerance 5 binomial standard errors."""
+    sensitivity, epsilon, n = 1.0, 0.5, 400_000
+    noise = helpers.laplace_mechanism(np.zeros(n), sensitivity, epsilon, helpers.make_rng(61))
+    rate = np.mean(np.abs(noise) >= sensitivity / epsilon * math.log(1 / beta))
+    assert abs(rate - beta) <= 5 * math.sqrt(beta * (1 - beta) / n)
+
+
+def test_vector_noise_is_independent_per_coordinate():
+    noisy = helpers.laplace_mechanism(np.zeros((N, 2)), 1.0, 1.0, helpers.make_rng(62))
+    assert noisy.shape == (N, 2)
+    assert abs(np.corrcoef(noisy[:, 0], noisy[:, 1])[0, 1]) < 0.01
+    assert noisy[:, 1].var() == pytest.approx(2.0, rel=0.03)
+
+
+# --------------------------------------------------------------------------------------------
+# Facts the chapter states about Adult
+# --------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def adult():
+    return helpers.load_adult()
+
+
+def test_age_40_plus_count(adult):
+    assert int((adult["age"] >= 40).sum()) == 14_237
+    assert int((adult["age"] > 40).sum()) == 13_443
+
+
+def test_age_band_histogram_sensitivity_add_remove_vs_replace(adult):
+    """Fixed disjoint bins: removing a row moves L1 by exactly 1; replacing by at most 2."""
+    edges = [17, 25, 35, 45, 55, 65, 91]
+    hist = np.histogram(adult["age"], bins=edges)[0]
+    assert hist.sum() == len(adult)  # the bins cover every age (17-90)
+    rows = adult.sample(50, random_state=0).index
+    for i in rows:
+        removed = np.histogram(adult["age"].drop(index=i), bins=edges)[0]
+        assert np.abs(hist - removed).sum() == 1
+    replaced_ages = adult["age"].copy()
+    replaced_ages.iloc[0] = 90 if replaced_ages.iloc[0] < 65 else 17
+    assert np.abs(hist - np.histogram(replaced_ages, bins=edges)[0]).sum() == 2
+
+
+def test_int_truncation_bias_is_minus_half():
+    """Mean of floor(c + Lap(1)) - c is -1/2; round is unbiased. Tolerance 0.02 (≈ 7 SE)."""
+    noisy = 14_237 + helpers.laplace_mechanism(np.zeros(N), 1.0, 1.0, helpers.make_rng(63))
+    assert np.mean(np.trunc(noisy) - 14_237) == pytest.approx(-0.5, abs=0.02)
+    assert np.mean(np.round(noisy) - 14_237) == pytest.approx(0.0, abs=0.02)
+
+
+# --------------------------------------------------------------------------------------------
+# Audit: passes the real mechanism, catches independently defined bugs
+# --------------------------------------------------------------------------------------------
+EPS = 0.5
+SAMPLES = 1_000_000
+
+
+def _laplace_ok(count, rng, size):
+    return helpers.laplace_mechanism(np.full(size, float(count)), 1.0, EPS, rng)
+
+
+def _scale_is_epsilon(count, rng, size):
+    return count + rng.laplace(0.0, EPS, size)             # true ε = 1/0.5 = 2
+
+
+def _b_as_variance(count, rng, size):
+    return count + rng.laplace(0.0, math.sqrt(1.0 / EPS), size)   # true ε = sqrt(0.5)
+
+
+def _gaussian(count, rng, size):
+    return count + rng.normal(0.0, 1.0 / EPS, size)        # not ε-DP for any ε
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_audit_passes_laplace_mechanism(seed):
+    result = helpers.audit_epsilon(_laplace_ok, 14_237, 14_236, helpers.make_rng(seed),
+                                   n_samples=SAMPLES)
+    assert result.epsilon_lower_bound <= EPS
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+@pytest.mark.parametrize("buggy", [_scale_is_epsilon, _b_as_variance, _gaussian])
+def test_audit_catches_buggy_mechanisms(buggy, seed):
+    result = helpers.audit_epsilon(buggy, 14_237, 14_236, helpers.make_rng(seed),
+                                   n_samples=SAMPLES)
+    assert result.epsilon_lower_bound > EPS
+
+
+def test_notebook_buggy_variants_are_the_described_ones():
+    """The notebook's mechanisms (on the Adult pair) give the verdicts the chapter claims."""
+    ns = notebook_namespace("06-laplace-mechanism", [
+        "adult", "D", "D_prime", "correct_laplace", "buggy_scale_is_epsilon", "buggy_b_is_variance",
+        "buggy_gaussian",
+    ])
+    D, D_prime = ns["D"], ns["D_prime"]
+    assert len(D) - len(D_prime) == 1                      # add/remove neighbours
+    assert int((D["age"] >= 40).sum()) - int((D_prime["age"] >= 40).sum()) == 1
+    rng = helpers.make_rng(5)
+    ok = helpers.audit_epsilon(ns["correct_laplace"](EPS), D, D_prime, rng, n_samples=SAMPLES)
+    assert ok.epsilon_lower_bound <= EPS
+    for name in ("buggy_scale_is_epsilon", "buggy_b_is_variance", "buggy_gaussian"):
+        bad = helpers.audit_epsilon(ns[name](EPS), D, D_prime, rng, n_samples=SAMPLES)
+        assert bad.epsilon_lower_bound > EPS, name
+    # the buggy scales are what the chapter says they are
+    out = ns["buggy_scale_is_epsilon"](EPS)(D, helpers.make_rng(8), N) - 14_237
+    assert out.std() == pytest.approx(math.sqrt(2) * EPS, rel=0.02)
+    out = ns["buggy_b_is_variance"](EPS)(D, helpers.make_rng(8), N) - 14_237
+    assert out.std() == pytest.approx(math.sqrt(2) * math.sqrt(1 / EPS), rel=0.02)
+
+
+# --------------------------------------------------------------------------------------------
+# Attack success against the DP bound
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0, 5.0])
+def test_attack_success_below_dp_bound(epsilon):
+    """Success <= e^ε/(1+e^ε) + 0.005 (≈ 3 Monte Carlo SE at 100,000 trials)."""
+    success = helpers.differencing_attack_success(epsilon, helpers.make_rng(64), n_trials=100_000)
+    bound = math.exp(epsilon) / (1 + math.exp(epsilon))
+    assert success <= bound + 0.005
+    assert success >= 0.5 - 0.005                          # no worse than a coin flip
+
+
+def test_attack_success_matches_difference_of_two_laplace():
+    """Independent check: success = Pr[Y1 - Y2 < 1/2], Y1, Y2 ~ Lap(1/ε) (closed form)."""
+    epsilon = 1.0
+    b = 1 / epsilon
+    t = 0.5
+    # Pr[Y1 - Y2 > t] = (2 + t/b) e^{-t/b} / 4 for t >= 0
+    expected = 1 - (2 + t / b) * math.exp(-t / b) / 4
+    success = helpers.differencing_attack_success(epsilon, helpers.make_rng(65), n_trials=200_000)
+    assert success == pytest.approx(expected, abs=0.006)
+
+
+def test_chapter_tables_are_consistent():
+    """The notebook's stored audit and attack tables agree with the claims in its prose."""
+    ns = notebook_namespace("06-laplace-mechanism", [
+        "adult", "D", "correct_laplace", "buggy_scale_is_epsilon", "buggy_b_is_variance",
+        "buggy_gaussian", "audit", "attack",
+    ])
+    audit: pd.DataFrame = ns["audit"]
+    verdicts = dict(zip(audit["mechanism"], audit["verdict"]))
+    assert verdicts.pop("laplace_mechanism") == "no violation found"
+    assert set(verdicts.values()) == {"VIOLATION"}
+    attack: pd.DataFrame = ns["attack"]
+    assert bool(attack["below bound"].all())
