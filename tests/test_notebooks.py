@@ -81,6 +81,7 @@ def test_chapter_structure(path):
     assert len(exercises) >= 3, f"{path.name}: {len(exercises)} exercises"
     assert set(exercises) <= set(solutions), f"{path.name}: exercise without a solution"
     assert "{cite" in text, f"{path.name}: no citation"
+    assert "{term}" in text, f"{path.name}: links no term to the glossary"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
