@@ -117,21 +117,27 @@ def _unique_targets(adult, n):
     return qi, eligible.head(n)
 
 
+def _target_and_group(row, qi):
+    """Predicates for the rows matching ``row`` on ``qi``, and for the rows of its sex."""
+    def matches(t):
+        mask = pd.Series(True, index=t.index)
+        for col in qi:
+            mask &= t[col] == row[col]
+        return mask
+
+    def group(t):
+        return t["sex"] == row["sex"]
+
+    return matches, group
+
+
 def test_mean_attack_recovers_exact_values(ns):
     adult = helpers.load_adult()
     qi, targets = _unique_targets(adult, 5)
     assert len(targets) == 5
     count, mean = ns["make_mean_server"](adult, "capital_gain", min_size=100)
     for _, row in targets.iterrows():
-        def is_target(t, row=row):
-            mask = pd.Series(True, index=t.index)
-            for col in qi:
-                mask &= t[col] == row[col]
-            return mask
-
-        def group(t, row=row):
-            return t["sex"] == row["sex"]
-
+        is_target, group = _target_and_group(row, qi)
         x = ns["mean_difference_attack"](count, mean, group, is_target)
         assert abs(x - row["capital_gain"]) < 1e-4
         assert round(x) == row["capital_gain"]
@@ -177,15 +183,6 @@ def test_mean_attack_on_a_known_value_counts_the_matched_rows(ns):
     count, mean = ns["make_mean_server"](adult, "age", min_size=100)
     for class_size in (1, 2, 3):
         row = adult[(size == class_size) & adult[qi].notna().all(axis=1)].iloc[0]
-
-        def matches(t, row=row):
-            mask = pd.Series(True, index=t.index)
-            for col in qi:
-                mask &= t[col] == row[col]
-            return mask
-
-        def group(t, row=row):
-            return t["sex"] == row["sex"]
-
+        matches, group = _target_and_group(row, qi)
         got = ns["mean_difference_attack"](count, mean, group, matches)
         assert round(got) == class_size * int(row["age"])
