@@ -189,3 +189,28 @@ def test_chapter_tables_are_consistent():
     assert set(verdicts.values()) == {"VIOLATION"}
     attack: pd.DataFrame = ns["attack"]
     assert bool(attack["below bound"].all())
+
+
+def test_best_test_with_other_rows_known_is_exact_and_below_bound():
+    """The chapter's dashed curve: an attacker who knows the other nine rows sees q1 = 4 or 3
+    plus Lap(1/ε) noise and guesses "obese" above the midpoint. Simulated independently
+    (tolerance 5 binomial SE) and checked to lie strictly below e^ε/(1+e^ε) on a fine grid."""
+    health = helpers.load_health()
+    obese = health["problem"] == "Obesity"
+    q1_real = int(obese.sum())
+    q1_neighbour = q1_real - int(obese.iloc[9])          # Igor (index 9) gets another problem
+    assert (q1_real, q1_neighbour) == (4, 3)
+    rng = np.random.default_rng(66)
+    n = 200_000
+    for epsilon in (0.1, 1.0, 3.0):
+        is_obese = rng.random(n) < 0.5
+        released = np.where(is_obese, q1_real, q1_neighbour) + rng.laplace(0, 1 / epsilon, n)
+        success = np.mean((released > (q1_real + q1_neighbour) / 2) == is_obese)
+        formula = 1 - 0.5 * math.exp(-epsilon / 2)
+        assert abs(success - formula) <= 5 * math.sqrt(formula * (1 - formula) / n)
+    ns = notebook_namespace("06-laplace-mechanism", ["attack"])
+    attack = ns["attack"]
+    expected = 1 - 0.5 * np.exp(-attack["epsilon"].to_numpy() / 2)
+    assert np.allclose(attack["knows other 9 rows (exact)"].to_numpy(), expected)
+    grid = np.linspace(1e-3, 20, 20_000)
+    assert np.all(1 - 0.5 * np.exp(-grid / 2) < np.exp(grid) / (1 + np.exp(grid)))
