@@ -87,3 +87,25 @@ def test_execution_statistics_lists_every_notebook():
     times = [float(t) for t in re.findall(r"<td><p>(\d+\.\d)</p></td>", html)]
     assert len(times) == len(notebooks) + 1  # one per notebook plus the total
     assert all(0 < t < 10 for t in times[:-1]), times
+
+
+def test_every_table_has_a_header_row():
+    """Screen readers announce table cells by their column header: every table needs one."""
+    missing = []
+    # genindex.html is Sphinx's generated index, laid out with a header-less table
+    for page in (p for p in _pages() if p.name != "genindex.html"):
+        html = page.read_text(encoding="utf-8")
+        for table in re.findall(r"<table\b.*?</table>", html, flags=re.S):
+            if "<th" not in table:
+                missing.append(f"{page.relative_to(SITE)}: {table[:100]!r}")
+    assert missing == [], "\n".join(missing[:20])
+
+
+def test_every_figure_has_alt_text():
+    missing = []
+    for page in _pages():
+        for img in re.findall(r"<img\b[^>]*>", page.read_text(encoding="utf-8")):
+            alt = re.search(r'\balt="([^"]*)"', img)
+            if alt is None or len(alt.group(1).strip()) < 5:
+                missing.append(f"{page.relative_to(SITE)}: {img[:120]}")
+    assert missing == [], "\n".join(missing[:20])
