@@ -8,6 +8,7 @@ Every chapter imports this module. It holds only what two or more chapters use:
   :func:`randomized_response_keep_probability` and :func:`estimate_proportion`),
   :func:`discrete_laplace_noise`, and :func:`differencing_attack_success` (the Igor attack
   under Laplace noise);
+* what ε means: :func:`hypothesis_test_bound`, the best any attacker can do;
 * anonymity measures: :func:`k_anonymity`, :func:`l_diversity`;
 * bookkeeping: :class:`PrivacyAccountant` and :class:`BudgetExceededError`;
 * testing mechanisms: :func:`audit_epsilon`.
@@ -38,6 +39,7 @@ __all__ = [
     "differencing_attack_success",
     "discrete_laplace_noise",
     "estimate_proportion",
+    "hypothesis_test_bound",
     "k_anonymity",
     "l_diversity",
     "laplace_mechanism",
@@ -246,6 +248,47 @@ def laplace_mechanism(
         raise ValueError("value must be finite (no NaN or infinity)")
     noisy = arr + rng.laplace(loc=0.0, scale=sensitivity / epsilon, size=arr.shape)
     return float(noisy) if noisy.ndim == 0 else noisy
+
+
+def hypothesis_test_bound(epsilon: float | Sequence[float] | np.ndarray) -> float | np.ndarray:
+    r"""Highest success probability of any test telling two neighbours apart: e^ε / (1 + e^ε).
+
+    If a mechanism is ``epsilon``-DP, an attacker who must guess which of two neighbouring
+    datasets produced its output, each a priori equally likely, is right with probability at
+    most :math:`e^\varepsilon / (1 + e^\varepsilon)`, whatever test they use. ``epsilon = 0``
+    gives 1/2: a coin flip.
+
+    Parameters
+    ----------
+    epsilon : float or array_like of float
+        Privacy parameter(s), each finite and ``>= 0``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for a scalar ``epsilon``, otherwise an array of the same shape.
+
+    Examples
+    --------
+    >>> hypothesis_test_bound(0.0)
+    0.5
+    >>> round(hypothesis_test_bound(0.1), 4)
+    0.525
+    """
+    if isinstance(epsilon, (bool, str, bytes)):
+        raise TypeError(f"epsilon must be a number or an array of numbers, got {epsilon!r}")
+    try:
+        eps = np.asarray(epsilon, dtype=float)
+    except (TypeError, ValueError) as err:
+        raise TypeError(f"epsilon must be a number or an array of numbers: {err}") from None
+    if eps.size == 0:
+        raise TypeError("epsilon must be a non-empty number or array of numbers")
+    if not np.all(np.isfinite(eps)):
+        raise ValueError("epsilon must be finite (no NaN or infinity)")
+    if np.any(eps < 0):
+        raise ValueError("epsilon must be >= 0")
+    bound = 1.0 / (1.0 + np.exp(-eps))
+    return float(bound) if bound.ndim == 0 else bound
 
 
 def randomized_response_keep_probability(epsilon: float) -> float:

@@ -221,6 +221,33 @@ def test_estimate_proportion_bad_input(responses, epsilon, exc, word):
 
 
 # --------------------------------------------------------------------------------------------
+# hypothesis_test_bound
+# --------------------------------------------------------------------------------------------
+
+
+def test_hypothesis_test_bound_matches_the_best_test_on_randomized_response():
+    """Randomized response attains the bound: its best test (report = guess) keeps with p."""
+    for epsilon in (0.0, 0.1, 1.0, 3.0):
+        bound = helpers.hypothesis_test_bound(epsilon)
+        assert isinstance(bound, float)
+        assert math.isclose(bound, math.exp(epsilon) / (1 + math.exp(epsilon)), rel_tol=1e-12)
+        if epsilon > 0:
+            assert math.isclose(bound, helpers.randomized_response_keep_probability(epsilon))
+    grid = helpers.hypothesis_test_bound(np.array([[0.0, 1.0], [2.0, 50.0]]))
+    assert grid.shape == (2, 2) and grid[0, 0] == 0.5 and 0.999 < grid[1, 1] <= 1.0
+    assert np.all(np.diff(helpers.hypothesis_test_bound(np.linspace(0, 5, 50))) > 0)
+
+
+@pytest.mark.parametrize("epsilon, exc", [(-0.1, ValueError), (float("nan"), ValueError),
+                                          (float("inf"), ValueError), ([0.1, -1], ValueError),
+                                          ("1", TypeError), (True, TypeError), ([], TypeError),
+                                          ({"a": 1}, TypeError)])
+def test_hypothesis_test_bound_bad_input(epsilon, exc):
+    with pytest.raises(exc, match="epsilon"):
+        helpers.hypothesis_test_bound(epsilon)
+
+
+# --------------------------------------------------------------------------------------------
 # discrete Laplace
 # --------------------------------------------------------------------------------------------
 
@@ -412,7 +439,7 @@ def test_accountant_exact_arithmetic():
     assert acc.remaining_exact == Fraction(1, 10)
     assert acc.spent == 0.9
     assert acc.total == 1.0
-    assert 1.0 - 0.3 - 0.3 - 0.3 != 0.1  # why exact arithmetic is needed
+    # (with floats, 1.0 - 0.3 - 0.3 - 0.3 is 0.09999999999999998)
     assert [label for label, _ in acc.ledger] == ["query"] * 3
     assert "remaining=0.1" in repr(acc)
 
