@@ -2,7 +2,7 @@
 #   make book   build the website into _build/html (creates .venv with pinned dependencies)
 #   make test   run every test: unit, data, notebook hygiene, nbval, build, browser
 # Others:
-#   make notebooks [NB=chapters/03-differencing-attacks.ipynb]  re-execute notebooks in place
+#   make notebooks [NB=chapters/differencing-attacks.ipynb]  re-execute notebooks in place
 #   make nbval [NB=...]   check that stored outputs reproduce
 #   make benchmark        measure the performance budget into benchmarks/report.{md,json}
 #   make data             rebuild data/*.csv from the UCI source
@@ -39,22 +39,23 @@ test: venv
 	$(MAKE) unit
 	$(MAKE) nbval
 	$(MAKE) book
-	$(BIN)/python -m pytest tests -m "site or browser or bundle" -p no:cacheprovider
+	$(BIN)/python -m pytest tests -m "site or browser or bundle"
 
 unit: venv
-	$(BIN)/python -m pytest tests -m "not site and not browser and not bundle" -p no:cacheprovider \
+	$(BIN)/python -m pytest tests -m "not site and not browser and not bundle" \
 	    --cov=chapters --cov-branch --cov-report=term-missing --cov-fail-under=95
 
 nbval: venv
 	$(BIN)/python -m pytest --nbval $(NB) --nbval-sanitize-with tests/sanitize.cfg \
-	    --nbval-current-env -p no:cacheprovider
+	    --nbval-current-env
 
 browser: venv
-	$(BIN)/python -m pytest tests -m browser -p no:cacheprovider
+	$(BIN)/python -m pytest tests -m browser
 
 notebooks: venv
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	    --ExecutePreprocessor.timeout=600 --ExecutePreprocessor.kernel_name=python3 $(NB)
+	    --ExecutePreprocessor.timeout=600 --ExecutePreprocessor.kernel_name=python3 \
+	    --ExecutePreprocessor.record_timing=False $(NB)
 
 benchmark: venv
 	$(BIN)/python benchmarks/run.py

@@ -40,7 +40,7 @@ pip install -r requirements.txt jupyterlab
 jupyter lab chapters/
 ```
 
-Open the chapters in order, starting with `00-datasets.ipynb`, and run them top to bottom
+Open the chapters in order, starting with `datasets.ipynb`, and run them top to bottom
 (*Run > Run All Cells*). Keep the layout as it is: every notebook imports
 `chapters/helpers.py` and reads `data/`.
 
@@ -58,7 +58,7 @@ jupyter execute --inplace chapters/*.ipynb   # needs: pip install nbclient (inst
 
 def _course_files(srcdir: Path) -> list[tuple[Path, str]]:
     """(source path, path inside the archive) for every file the archive holds."""
-    files = sorted((srcdir / "chapters").glob("[0-9][0-9]-*.ipynb"))
+    files = sorted((srcdir / "chapters").glob("*.ipynb"))
     files += [srcdir / "chapters" / "helpers.py"]
     files += sorted((srcdir / "data").glob("*.csv")) + [srcdir / "data" / "README.md"]
     files += [srcdir / "requirements.txt", srcdir / "runtime.txt"]
@@ -108,7 +108,7 @@ class ExecutionStatistics(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         srcdir = Path(self.env.srcdir)
-        notebooks = sorted((srcdir / "chapters").glob("[0-9][0-9]-*.ipynb"))
+        notebooks = sorted((srcdir / "chapters").glob("*.ipynb"))
         table = nodes.table(classes=["execution-statistics"])
         group = nodes.tgroup(cols=3)
         table += group

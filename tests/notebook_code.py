@@ -35,7 +35,7 @@ def notebook_namespace(chapter: str, names: list[str]) -> dict[str, Any]:
     Parameters
     ----------
     chapter : str
-        Notebook file name without ``.ipynb``, e.g. ``"02-k-anonymity"``.
+        Notebook file name without ``.ipynb``, e.g. ``"k-anonymity"``.
     names : list of str
         Functions, classes or variables to load; every cell that defines one of them runs.
 

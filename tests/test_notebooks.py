@@ -2,7 +2,9 @@
 
 nbval passes a notebook whose outputs were stripped (it only compares cells that have an
 execution count), so these checks make sure every committed notebook was executed top to
-bottom in one fresh python3 kernel, and that every chapter has the parts the course promises.
+bottom in one fresh python3 kernel, and that every chapter has the parts the course promises:
+objectives, summary, exercises whose solutions (code and output included) stay hidden in their
+dropdowns, references, glued numbers and alt text.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "chapters").glob("[0-9][0-9]-*.ipynb"))
-TOC = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
+TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+TOC_FILES = [ch["file"] for part in TOC["parts"] for ch in part["chapters"]]
 
 
 def _load(path: Path) -> dict:
@@ -29,8 +33,17 @@ def _markdown(nb: dict) -> str:
 def test_there_are_notebooks_and_all_are_in_the_toc():
     assert len(NOTEBOOKS) >= 1
     for path in NOTEBOOKS:
-        assert f"chapters/{path.stem}" in TOC, f"{path.name} is not in _toc.yml"
-        assert re.fullmatch(r"\d\d-[a-z0-9]+(-[a-z0-9]+)*", path.stem), path.name
+        assert f"chapters/{path.stem}" in TOC_FILES, f"{path.name} is not in _toc.yml"
+        # topic slugs: lowercase, hyphenated, and no position baked into the name
+        assert re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", path.stem), path.name
+        assert not re.match(r"\d", path.stem), f"{path.name}: no chapter number in file names"
+
+
+def test_chapter_parts_are_numbered_by_the_table_of_contents():
+    """Readers see numbers from _toc.yml (``numbered: true``), never typed into a file name."""
+    for part in TOC["parts"]:
+        has_notebook = any((ROOT / f"{ch['file']}.ipynb").exists() for ch in part["chapters"])
+        assert part.get("numbered", False) == has_notebook, part["caption"]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -77,11 +90,95 @@ def test_chapter_structure(path):
     assert re.search(r"^## Exercises", text, flags=re.M), "an Exercises section"
     assert re.search(r"^## References", text, flags=re.M), "a References section"
     exercises = re.findall(r"\{exercise\}\s*\n:label:\s*(\S+)", text)
-    solutions = re.findall(r"\{solution\}\s+(\S+)", text)
-    assert len(exercises) >= 3, f"{path.name}: {len(exercises)} exercises"
+    solutions = re.findall(r"\{solution(?:-start)?\}\s+(\S+)", text)
+    assert len(exercises) >= 4, f"{path.name}: {len(exercises)} exercises"
     assert set(exercises) <= set(solutions), f"{path.name}: exercise without a solution"
     assert "{cite" in text, f"{path.name}: no citation"
     assert "{term}" in text, f"{path.name}: links no term to the glossary"
+
+
+def _exercise_section(nb: dict) -> list[dict]:
+    cells = nb["cells"]
+    heads = ["".join(c["source"]) if c["cell_type"] == "markdown" else "" for c in cells]
+    start = next(i for i, h in enumerate(heads) if re.search(r"^## Exercises", h, re.M))
+    end = next(i for i, h in enumerate(heads) if re.search(r"^## References", h, re.M))
+    return cells[start:end]
+
+
+def solution_violations(cells: list[dict]) -> list[str]:
+    """Code cells of an Exercises section that a reader would see outside a solution dropdown.
+
+    A code cell is hidden only between a ``{solution-start}`` (with ``:class: dropdown``) and
+    its ``{solution-end}``; plain ``{solution}`` blocks cannot hold code cells.
+    """
+    problems, open_label = [], None
+    for cell in cells:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "code":
+            if open_label is None:
+                problems.append(f"code cell outside a solution: {text[:80]!r}")
+            continue
+        for match in re.finditer(r"\{solution-(start|end)\}[ \t]*(\S*)((?:\n:[a-z]+:[^\n]*)*)",
+                                 text):
+            kind, label, options = match.groups()
+            if kind == "start":
+                if open_label is not None:
+                    problems.append(f"solution {label} starts inside solution {open_label}")
+                if "dropdown" not in options:
+                    problems.append(f"solution {label} is not a dropdown: readers would see it")
+                open_label = label
+            else:
+                if open_label is None:
+                    problems.append("solution-end without a solution-start")
+                open_label = None
+        for match in re.finditer(r"\{solution\}[ \t]*(\S+)((?:\n:[a-z]+:[^\n]*)*)", text):
+            if "dropdown" not in match.group(2):
+                problems.append(f"solution {match.group(1)} is not a dropdown")
+    if open_label is not None:
+        problems.append(f"solution {open_label} is never closed")
+    return problems
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_solutions_stay_hidden(path):
+    """Every exercise's code and output sit inside its solution's dropdown."""
+    assert solution_violations(_exercise_section(_load(path))) == []
+
+
+def test_solution_check_catches_a_visible_code_cell():
+    md = {"cell_type": "markdown", "source": ["::::{exercise}\n:label: ex-a\nQ\n::::\n"]}
+    start = {"cell_type": "markdown",
+             "source": [":::{solution-start} ex-a\n:class: dropdown\n:::\nA"]}
+    end = {"cell_type": "markdown", "source": [":::{solution-end}\n:::"]}
+    code = {"cell_type": "code", "source": ["print(1)"]}
+    assert solution_violations([md, start, code, end]) == []
+    assert len(solution_violations([md, code])) == 1
+    assert len(solution_violations([md, start, end, code])) == 1
+    assert solution_violations([md, {"cell_type": "markdown", "source": [
+        ":::{solution-start} ex-a\n:::\n"]}, code, end]) != []
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_typed_chapter_numbers(path):
+    """Cross-references name chapters with {doc} (the TOC numbers them), never "chapter 3"."""
+    text = _markdown(_load(path))
+    code = "\n".join("".join(c["source"]) for c in _load(path)["cells"] if c["cell_type"] == "code")
+    for source in (text, code):
+        # a citation of another book's chapter ("Dwork and Roth (chapter 2)") is fine
+        hits = [m.group(0) for m in re.finditer(r"[^\n]{0,40}\b[Cc]hapters? \d+[^\n]{0,20}", source)
+                if not re.search(r"cite:|Dwork|Roth", m.group(0))]
+        assert hits == [], f"{path.name}: typed chapter numbers: {hits}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_glue_keys_and_labels_name_topics_not_positions(path):
+    nb = _load(path)
+    keys = {out.get("metadata", {}).get("scrapbook", {}).get("name")
+            for c in nb["cells"] for out in c.get("outputs", [])} - {None}
+    labels = set(re.findall(r":label:\s*(\S+)", _markdown(nb)))
+    assert keys, f"{path.name} glues nothing"
+    assert [k for k in keys if re.match(r"\d", k)] == []
+    assert [lb for lb in labels if re.search(r"-\d\d-", lb)] == []
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -134,7 +134,7 @@ def test_audit_catches_buggy_mechanisms(buggy, seed):
 
 def test_notebook_buggy_variants_are_the_described_ones():
     """The notebook's mechanisms (on the Adult pair) give the verdicts the chapter claims."""
-    ns = notebook_namespace("06-laplace-mechanism", [
+    ns = notebook_namespace("laplace-mechanism", [
         "adult", "D", "D_prime", "correct_laplace", "buggy_scale_is_epsilon", "buggy_b_is_variance",
         "buggy_gaussian",
     ])
@@ -179,7 +179,7 @@ def test_attack_success_matches_difference_of_two_laplace():
 
 def test_chapter_tables_are_consistent():
     """The notebook's stored audit and attack tables agree with the claims in its prose."""
-    ns = notebook_namespace("06-laplace-mechanism", [
+    ns = notebook_namespace("laplace-mechanism", [
         "adult", "D", "correct_laplace", "buggy_scale_is_epsilon", "buggy_b_is_variance",
         "buggy_gaussian", "audit", "attack",
     ])
@@ -208,7 +208,7 @@ def test_best_test_with_other_rows_known_is_exact_and_below_bound():
         success = np.mean((released > (q1_real + q1_neighbour) / 2) == is_obese)
         formula = 1 - 0.5 * math.exp(-epsilon / 2)
         assert abs(success - formula) <= 5 * math.sqrt(formula * (1 - formula) / n)
-    ns = notebook_namespace("06-laplace-mechanism", ["attack"])
+    ns = notebook_namespace("laplace-mechanism", ["attack"])
     attack = ns["attack"]
     expected = 1 - 0.5 * np.exp(-attack["epsilon"].to_numpy() / 2)
     assert np.allclose(attack["knows other 9 rows (exact)"].to_numpy(), expected)

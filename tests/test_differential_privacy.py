@@ -16,7 +16,7 @@ import pytest
 
 import helpers
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "chapters" / "05-differential-privacy.ipynb"
+NOTEBOOK = Path(__file__).resolve().parent.parent / "chapters" / "differential-privacy.ipynb"
 GLUE_MIME = "application/papermill.record/text/plain"
 
 
@@ -171,48 +171,48 @@ def _text(glued, key):
 
 
 def test_glue_keys_are_prefixed(glued):
-    assert glued and all(k.startswith("05_") for k in glued)
+    assert glued and all(k.startswith("dp_") for k in glued)
 
 
 def test_glued_rr_values(glued):
-    assert _text(glued, "05_eps_alpha_09") == f"{math.log(1.9 / 0.1):.3f}" == "2.944"
-    assert _text(glued, "05_two_alpha_09") == "1.8"
-    assert _text(glued, "05_eps_alpha_05") == f"{math.log(3):.4f}"
-    assert _text(glued, "05_alpha_eps_1") == f"{math.tanh(0.5):.4f}"
-    assert _text(glued, "05_keep_eps_1") == f"{math.e / (1 + math.e):.4f}"
+    assert _text(glued, "dp_eps_alpha_09") == f"{math.log(1.9 / 0.1):.3f}" == "2.944"
+    assert _text(glued, "dp_two_alpha_09") == "1.8"
+    assert _text(glued, "dp_eps_alpha_05") == f"{math.log(3):.4f}"
+    assert _text(glued, "dp_alpha_eps_1") == f"{math.tanh(0.5):.4f}"
+    assert _text(glued, "dp_keep_eps_1") == f"{math.e / (1 + math.e):.4f}"
 
 
 def test_glued_bound_table(glued):
-    for key, eps, fmt in [("05_bound_eps_0_1", 0.1, ".1%"), ("05_bound_eps_1", 1.0, ".1%"),
-                          ("05_bound_eps_2", 2.0, ".1%"), ("05_bound_eps_5", 5.0, ".1%"),
-                          ("05_bound_eps_10", 10.0, ".3%")]:
+    for key, eps, fmt in [("dp_bound_eps_0_1", 0.1, ".1%"), ("dp_bound_eps_1", 1.0, ".1%"),
+                          ("dp_bound_eps_2", 2.0, ".1%"), ("dp_bound_eps_5", 5.0, ".1%"),
+                          ("dp_bound_eps_10", 10.0, ".3%")]:
         assert _text(glued, key) == format(math.exp(eps) / (1 + math.exp(eps)), fmt)
-    assert _text(glued, "05_odds_factor_eps_1") == "2.718"
+    assert _text(glued, "dp_odds_factor_eps_1") == "2.718"
 
 
 def test_glued_data_counts(glued):
     adult = helpers.load_adult()
     n_high = int((adult["income"] == ">50K").sum())
     assert n_high == 7841 and len(adult) == 32561
-    assert _text(glued, "05_n_adult") == f"{len(adult):,}"
-    assert _text(glued, "05_n_high_income") == f"{n_high:,}"
-    assert _text(glued, "05_true_share") == f"{n_high / len(adult):.4f}"
+    assert _text(glued, "dp_n_adult") == f"{len(adult):,}"
+    assert _text(glued, "dp_n_high_income") == f"{n_high:,}"
+    assert _text(glued, "dp_true_share") == f"{n_high / len(adult):.4f}"
     health = helpers.load_health()
     obese = health["problem"] == "Obesity"
-    assert int(glued["05_count_d"]) == int(obese.sum()) == 4
-    assert int(glued["05_count_d_prime"]) == int(obese.drop(index=9).sum()) == 3
+    assert int(glued["dp_count_d"]) == int(obese.sum()) == 4
+    assert int(glued["dp_count_d_prime"]) == int(obese.drop(index=9).sum()) == 3
 
 
 def test_glued_simulation_results_are_plausible(glued):
     # the notebook's worst simulated/formula deviation over 15 runs of 400 repetitions
     # (Monte Carlo standard error about 3.5%) must stay below 4 standard errors
-    assert float(_text(glued, "05_rmse_worst_dev").rstrip("%")) < 14.0
+    assert float(_text(glued, "dp_rmse_worst_dev").rstrip("%")) < 14.0
     pi = 7841 / 32561
     p = math.e / (1 + math.e)
     q = p * pi + (1 - p) * (1 - pi)
-    assert _text(glued, "05_rmse_n1000_eps1") == f"{math.sqrt(q * (1 - q) / (1000 * (2 * p - 1) ** 2)):.4f}"
+    assert _text(glued, "dp_rmse_n1000_eps1") == f"{math.sqrt(q * (1 - q) / (1000 * (2 * p - 1) ** 2)):.4f}"
     # the one-shot keep rate is within 4 standard errors of p
-    assert abs(float(_text(glued, "05_keep_rate")) - p) < 4 * math.sqrt(p * (1 - p) / 32561)
+    assert abs(float(_text(glued, "dp_keep_rate")) - p) < 4 * math.sqrt(p * (1 - p) / 32561)
 
 
 def test_glued_local_versus_central(glued):
@@ -220,15 +220,15 @@ def test_glued_local_versus_central(glued):
     p = math.e / (1 + math.e)
     local_sd = math.sqrt(n * p * (1 - p)) / (2 * p - 1)
     central_sd = math.sqrt(2) / 1.0
-    assert _text(glued, "05_local_sd_eps1") == f"{local_sd:.0f}"
-    assert _text(glued, "05_central_sd_eps1") == f"{central_sd:.2f}"
-    assert _text(glued, "05_ratio_eps1") == f"{local_sd / central_sd:.0f}"
+    assert _text(glued, "dp_local_sd_eps1") == f"{local_sd:.0f}"
+    assert _text(glued, "dp_central_sd_eps1") == f"{central_sd:.2f}"
+    assert _text(glued, "dp_ratio_eps1") == f"{local_sd / central_sd:.0f}"
 
 
 def test_glued_posterior_exercise(glued):
     for eps in (1, 5):
         odds = math.exp(eps) * 0.01 / 0.99
-        assert _text(glued, f"05_ex_post_eps_{eps}") == f"{odds / (1 + odds):.1%}"
+        assert _text(glued, f"dp_ex_post_eps_{eps}") == f"{odds / (1 + odds):.1%}"
 
 
 def test_notebook_defines_required_labels():

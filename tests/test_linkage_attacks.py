@@ -89,20 +89,20 @@ def test_targeted_attack_counts(adult):
 
 
 def test_targeted_attack_glue(adult):
-    g = glued("01-linkage-attacks")
+    g = glued("linkage-attacks")
     n_age = int((adult["age"] == 35).sum())
     n_country = int(((adult["age"] == 35) & (adult["native_country"] == "United-States")).sum())
-    assert g["01_attack_n_age"] == thousands(n_age)
-    assert g["01_attack_n_country"] == thousands(n_country)
-    assert g["01_attack_n_state_gov"] == "30"
-    assert g["01_attack_n_gain"] == "2"
-    assert g["01_attack_gain_low"] == "2,977"
-    assert g["01_attack_gain_high"] == "7,298"
-    assert g["01_attack_n_final"] == 1
-    assert g["01_attack_guess"] == "50%"  # a blind guess between the two remaining rows
-    assert g["01_target_gain"] == "7,298"
-    assert g["01_target_income"] == ">50K"
-    assert g["01_target_occupation"] == "Craft-repair"
+    assert g["linkage_attack_n_age"] == thousands(n_age)
+    assert g["linkage_attack_n_country"] == thousands(n_country)
+    assert g["linkage_attack_n_state_gov"] == "30"
+    assert g["linkage_attack_n_gain"] == "2"
+    assert g["linkage_attack_gain_low"] == "2,977"
+    assert g["linkage_attack_gain_high"] == "7,298"
+    assert g["linkage_attack_n_final"] == 1
+    assert g["linkage_attack_guess"] == "50%"  # a blind guess between the two remaining rows
+    assert g["linkage_target_gain"] == "7,298"
+    assert g["linkage_target_income"] == ">50K"
+    assert g["linkage_target_occupation"] == "Craft-repair"
 
 
 # --------------------------------------------------------------------------------------------
@@ -145,20 +145,20 @@ def test_missing_values_count_as_values(adult):
 
 
 def test_unicity_glue(adult, unicity_curve):
-    g = glued("01-linkage-attacks")
+    g = glued("linkage-attacks")
     keys = {"age": 0, "sex_race": 1, "native_country": 2, "workclass": 3, "education": 4,
             "occupation": 6, "all": 10}
     for key, step in keys.items():
-        assert g[f"01_unicity_{key}"] == f"{unicity_curve[step]:.2f}%", key
-    assert g["01_n_attributes_all"] == 12
-    assert g["01_n_unique_five"] == "2,361"
-    assert g["01_share_unique_five"] == "7.25%"
+        assert g[f"linkage_unicity_{key}"] == f"{unicity_curve[step]:.2f}%", key
+    assert g["linkage_n_attributes_all"] == 12
+    assert g["linkage_n_unique_five"] == "2,361"
+    assert g["linkage_share_unique_five"] == "7.25%"
 
 
 def test_unicity_function_in_notebook(adult):
     from notebook_code import notebook_namespace
 
-    unicity = notebook_namespace("01-linkage-attacks", ["unicity"])["unicity"]
+    unicity = notebook_namespace("linkage-attacks", ["unicity"])["unicity"]
     df = pd.DataFrame({"a": [1, 1, 2, None, None, 3], "b": ["x", "x", "y", "z", "z", None]})
     assert unicity(df, ["a"]) == pytest.approx(2 / 6)  # 2 and 3; the two missing are a pair
     assert unicity(df, ["a", "b"]) == pytest.approx(2 / 6)
@@ -169,56 +169,56 @@ def test_unicity_function_in_notebook(adult):
 # The voter-list linkage
 # --------------------------------------------------------------------------------------------
 def test_voter_list_linkage_glue(adult):
-    g = glued("01-linkage-attacks")
+    g = glued("linkage-attacks")
     keys = list(zip(adult["dob"], adult["zip"], adult["sex"]))
     counts = Counter(keys)
     unique_rows = sum(1 for k in keys if counts[k] == 1)
-    assert g["01_n_unique_dob_zip_sex"] == thousands(unique_rows)
+    assert g["linkage_n_unique_dob_zip_sex"] == thousands(unique_rows)
     voter_rows = helpers.make_rng(42).choice(len(adult), size=1_000, replace=False)
     reidentified = sum(1 for i in voter_rows if counts[keys[i]] == 1)
-    assert g["01_n_voters"] == "1,000"
-    assert g["01_n_reidentified"] == thousands(reidentified)
-    assert g["01_n_release"] == thousands(len(adult))
+    assert g["linkage_n_voters"] == "1,000"
+    assert g["linkage_n_reidentified"] == thousands(reidentified)
+    assert g["linkage_n_release"] == thousands(len(adult))
 
 
 # --------------------------------------------------------------------------------------------
 # Chapter 00: the glued facts about the datasets
 # --------------------------------------------------------------------------------------------
 def test_datasets_chapter_glue(adult):
-    g = glued("00-datasets")
+    g = glued("datasets")
     health = helpers.load_health()
-    assert g["00_n_health"] == len(health) == 10
-    assert g["00_n_rows"] == "32,561"
-    assert g["00_n_cols"] == 19
-    assert g["00_n_age_40_plus"] == "14,237"
-    assert g["00_n_male"] == "21,790"
-    assert g["00_n_female"] == "10,771"
-    assert g["00_n_low_income"] == "24,720"
-    assert g["00_n_high_income"] == "7,841"
-    assert g["00_n_state_gov"] == "1,298"
-    assert g["00_n_capital_gain"] == "2,712"
-    assert g["00_max_capital_gain"] == "99,999"
-    assert g["00_n_capital_gain_max"] == thousands(int((adult["capital_gain"] == 99_999).sum()))
-    assert (g["00_age_min"], g["00_age_max"]) == (17, 90)
-    assert g["00_age_median"] == int(adult["age"].median())
-    assert g["00_n_missing_workclass"] == "1,836"
+    assert g["data_n_health"] == len(health) == 10
+    assert g["data_n_rows"] == "32,561"
+    assert g["data_n_cols"] == 19
+    assert g["data_n_age_40_plus"] == "14,237"
+    assert g["data_n_male"] == "21,790"
+    assert g["data_n_female"] == "10,771"
+    assert g["data_n_low_income"] == "24,720"
+    assert g["data_n_high_income"] == "7,841"
+    assert g["data_n_state_gov"] == "1,298"
+    assert g["data_n_capital_gain"] == "2,712"
+    assert g["data_max_capital_gain"] == "99,999"
+    assert g["data_n_capital_gain_max"] == thousands(int((adult["capital_gain"] == 99_999).sum()))
+    assert (g["data_age_min"], g["data_age_max"]) == (17, 90)
+    assert g["data_age_median"] == int(adult["age"].median())
+    assert g["data_n_missing_workclass"] == "1,836"
     # workclass, occupation and native_country are the only columns with "?" in adult.data
-    assert g["00_n_missing_cols"] == int((adult.isna().sum() > 0).sum()) == 3
-    assert g["00_n_any_missing"] == thousands(int(adult.isna().any(axis=1).sum()))
+    assert g["data_n_missing_cols"] == int((adult.isna().sum() > 0).sum()) == 3
+    assert g["data_n_any_missing"] == thousands(int(adult.isna().any(axis=1).sum()))
     zero = [z for z in adult["zip"] if z[0] == "0"]
-    assert g["00_n_zip_zero"] == thousands(len(zero))
-    assert g["00_zip_zero_example"] == zero[0] and len(zero[0]) == 5
-    assert g["00_n_distinct_ssn"] == "32,561"
-    assert g["00_n_distinct_names"] == thousands(adult["name"].nunique())
+    assert g["data_n_zip_zero"] == thousands(len(zero))
+    assert g["data_zip_zero_example"] == zero[0] and len(zero[0]) == 5
+    assert g["data_n_distinct_ssn"] == "32,561"
+    assert g["data_n_distinct_names"] == thousands(adult["name"].nunique())
     female_share = ((adult["sex"] == "Female") & (adult["income"] == ">50K")).sum() / (
         adult["sex"] == "Female").sum()
-    assert g["00_share_high_female"] == f"{100 * female_share:.1f}%"
+    assert g["data_share_high_female"] == f"{100 * female_share:.1f}%"
 
 
 def test_datasets_chapter_synthetic_pii_rules(adult):
-    g = glued("00-datasets")
+    g = glued("datasets")
     areas = [int(s[:3]) for s in adult["ssn"]]
-    assert (g["00_ssn_area_min"], g["00_ssn_area_max"]) == (min(areas), max(areas))
+    assert (g["data_ssn_area_min"], g["data_ssn_area_max"]) == (min(areas), max(areas))
     assert all(900 <= a <= 999 for a in areas)
     # age in completed years on 1994-07-01, recomputed from the date parts
     mismatches = 0
@@ -226,4 +226,4 @@ def test_datasets_chapter_synthetic_pii_rules(adult):
         y, m, d = (int(p) for p in dob.split("-"))
         mismatches += (1994 - y - ((m, d) > (7, 1))) != age
     assert mismatches == 0
-    assert g["00_n_age_mismatch"] == 0
+    assert g["data_n_age_mismatch"] == 0

@@ -26,7 +26,7 @@ SCALE = 1 / EPSILON
 @pytest.fixture(scope="module")
 def ns():
     return notebook_namespace(
-        "07-composition",
+        "composition",
         ["adult", "EDUCATION_LEVELS", "noisy_hist", "clean_histogram", "income_records",
          "RECORDS_STABILITY", "CountingTable", "private_count", "private_histogram"],
     )

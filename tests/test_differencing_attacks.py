@@ -17,7 +17,7 @@ PROBLEMS = ["Obesity", "Chest pain", "Hypertension", "Shortness of breath"]
 
 @pytest.fixture(scope="module")
 def ns():
-    return notebook_namespace("03-differencing-attacks", [
+    return notebook_namespace("differencing-attacks", [
         "PROBLEMS", "QueryRefused", "make_count_server", "naive_difference",
         "correct_difference", "igor_has", "tracker_count", "make_mean_server",
         "mean_difference_attack", "add_remove_distance",
@@ -175,7 +175,7 @@ def test_neighbour_distances(ns, health):
 
 
 def test_mean_attack_on_a_known_value_counts_the_matched_rows(ns):
-    # ex-03-mean-age: the predicate fixes the age, so the recovered "age" is age x (rows matched);
+    # ex-diff-mean-age: the predicate fixes the age, so the recovered "age" is age x (rows matched);
     # getting back the known age proves the predicate isolates one person.
     adult = helpers.load_adult()
     qi = ["age", "sex", "race", "native_country", "workclass"]

@@ -15,7 +15,7 @@ from notebook_code import notebook_namespace
 
 @pytest.fixture(scope="module")
 def ns():
-    return notebook_namespace("04-sensitivity", [
+    return notebook_namespace("sensitivity", [
         "neighbour_batches", "neighbour_distances", "measured_sensitivity", "make_count",
         "make_histogram", "make_clipped_sum", "make_clipped_mean",
     ])

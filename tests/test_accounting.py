@@ -1,0 +1,240 @@
+"""The privacy accountant, Rényi DP and zCDP (dpcourse/accounting.py)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import helpers
+
+
+# --------------------------------------------------------------------------------------------
+# PrivacyAccountant
+# --------------------------------------------------------------------------------------------
+
+
+def test_accountant_exact_arithmetic():
+    acc = helpers.PrivacyAccountant(1.0)
+    for _ in range(3):
+        acc.spend(0.3)
+    assert acc.remaining == 0.1
+    assert acc.remaining_exact == Fraction(1, 10)
+    assert acc.spent == 0.9
+    assert acc.total == 1.0
+    # (with floats, 1.0 - 0.3 - 0.3 - 0.3 is 0.09999999999999998)
+    assert [label for label, _ in acc.ledger] == ["query"] * 3
+    assert "remaining=0.1" in repr(acc)
+
+
+def test_accountant_refuses_before_spending():
+    acc = helpers.PrivacyAccountant(1.0)
+    acc.spend(0.6, "first")
+    with pytest.raises(helpers.BudgetExceededError, match="exceed"):
+        acc.spend(0.5, "second")
+    assert acc.remaining_exact == Fraction(2, 5)  # nothing was charged
+    assert len(acc.ledger) == 1
+    acc.spend(0.4, "exactly the rest")  # spending the whole budget is allowed
+    assert acc.remaining == 0.0
+    with pytest.raises(helpers.BudgetExceededError):
+        acc.spend(1e-9)
+
+
+def test_accountant_parallel_charges_the_max():
+    acc = helpers.PrivacyAccountant(1.0)
+    acc.spend_parallel([0.2, 0.5, 0.3], "histogram")
+    assert acc.remaining_exact == Fraction(1, 2)
+    assert acc.ledger == [("histogram", 0.5)]
+    with pytest.raises(helpers.BudgetExceededError):
+        acc.spend_parallel([0.6])
+
+
+@pytest.mark.parametrize("total, exc", [(0, ValueError), (-1, ValueError),
+                                        (float("nan"), ValueError), ("1", TypeError)])
+def test_accountant_bad_total(total, exc):
+    with pytest.raises(exc, match="total_epsilon"):
+        helpers.PrivacyAccountant(total)
+
+
+@pytest.mark.parametrize("call, exc, word", [
+    (lambda a: a.spend(0), ValueError, "epsilon"),
+    (lambda a: a.spend(float("inf")), ValueError, "epsilon"),
+    (lambda a: a.spend(0.1, label=3), TypeError, "label"),
+    (lambda a: a.spend_parallel([]), ValueError, "epsilons"),
+    (lambda a: a.spend_parallel(0.5), TypeError, "epsilons"),
+    (lambda a: a.spend_parallel([0.1, -0.1]), ValueError, "epsilons"),
+])
+def test_accountant_bad_spend(call, exc, word):
+    acc = helpers.PrivacyAccountant(1.0)
+    with pytest.raises(exc, match=word):
+        call(acc)
+    assert acc.spent == 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Conversions, checked against maintained libraries (Google's dp-accounting, OpenDP)
+# --------------------------------------------------------------------------------------------
+ORDERS = np.arange(2, 65).astype(float)
+
+
+@pytest.mark.parametrize("rho, delta", [(0.125, 1e-6), (0.01, 1e-5), (2.5562, 1e-10), (5.0, 1e-3)])
+def test_zcdp_to_dp_equals_opendp(rho, delta):
+    """OpenDP's zCDP -> (ε, δ) conversion is the same improved bound; match to 1e-6."""
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    sigma = 1 / math.sqrt(2 * rho)  # a Gaussian with sensitivity 1 is ρ-zCDP
+    meas = dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(
+        dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=sigma))
+    theirs = meas.map(1.0).epsilon(delta)
+    assert helpers.zcdp_to_dp(rho, delta) == pytest.approx(theirs, rel=1e-6)
+    assert helpers.zcdp_to_dp(rho, delta) < rho + 2 * math.sqrt(rho * math.log(1 / delta))
+
+
+def test_improved_rdp_conversion_is_never_worse_than_mironovs():
+    rdp = 0.05 * ORDERS
+    mironov = float(np.min(rdp + math.log(1e5) / (ORDERS - 1)))
+    assert helpers.rdp_to_dp(rdp, ORDERS, 1e-5) < mironov
+
+
+@pytest.mark.parametrize("sigma, steps", [(20.0, 1), (20.0, 10), (20.0, 100), (20.0, 1000),
+                                          (1.0, 1), (3.0, 50)])
+def test_gaussian_rdp_epsilon_against_dp_accounting(sigma, steps):
+    """Within 1.5% of dp-accounting's RDP accountant, never below the exact (PLD) value."""
+    import dp_accounting as dpa
+
+    ours = helpers.gaussian_rdp_epsilon(sigma, steps, 1e-5)
+    rdp = dpa.rdp.RdpAccountant()
+    rdp.compose(dpa.GaussianDpEvent(sigma), steps)
+    assert ours <= rdp.get_epsilon(1e-5) * 1.015  # ours optimises over every real order
+    assert ours >= rdp.get_epsilon(1e-5) * 0.95
+    # exact: k Gaussian releases are one Gaussian with sensitivity sqrt(k)
+    exact = dpa.pld.PLDAccountant()
+    exact.compose(dpa.GaussianDpEvent(sigma), steps)
+    assert ours >= exact.get_epsilon(1e-5) * (1 - 1e-3)
+
+
+def test_subsampled_gaussian_rdp_equals_dp_accounting():
+    import dp_accounting as dpa
+
+    acc = dpa.rdp.RdpAccountant(orders=list(ORDERS))
+    acc.compose(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.2)), 300)
+    ours = 300 * helpers.subsampled_gaussian_rdp(0.01, 1.2, ORDERS)
+    assert np.allclose(ours, acc._rdp, rtol=1e-9)
+    assert helpers.rdp_to_dp(ours, ORDERS, 1e-5) == pytest.approx(acc.get_epsilon(1e-5), rel=1e-9)
+    frac = helpers.subsampled_gaussian_rdp(0.5, 1.0, [1.5, 2.0])
+    assert frac[0] == math.inf and math.isfinite(frac[1])
+    assert helpers.subsampled_gaussian_rdp(1.0, 2.0, [3.0])[0] == pytest.approx(3 / 8)
+
+
+# --------------------------------------------------------------------------------------------
+# The accountant's approximate-DP modes
+# --------------------------------------------------------------------------------------------
+
+
+def test_zcdp_mode_adds_rho_exactly_and_refuses_before_spending():
+    acc = helpers.PrivacyAccountant(4.5, delta=1e-6, mode="zcdp")
+    acc.spend_gaussian(10.0, count=30)       # ρ = 30/200 = 3/20
+    acc.spend(0.5, "a Laplace count")        # ρ = 0.5²/2 = 1/8
+    acc.spend_rho(0.025, "exponential mechanism")
+    assert acc.rho == 0.3                    # 3/20 + 1/8 + 1/40, exactly
+    assert acc.spent == pytest.approx(helpers.zcdp_to_dp(0.3, 1e-6), rel=1e-12)
+    before = (acc.spent, list(acc.ledger))
+    with pytest.raises(helpers.BudgetExceededError, match="exceed"):
+        acc.spend_gaussian(1.0)
+    assert (acc.spent, acc.ledger) == before
+    assert sum(cost for _, cost in acc.ledger) == pytest.approx(acc.spent, rel=1e-12)
+    assert "mode='zcdp'" in repr(acc)
+
+
+def test_rdp_mode_tracks_subsampling_and_never_understates():
+    """DP-SGD-like: 500 steps of a subsampled Gaussian, against dp-accounting's PLD (exact)."""
+    import dp_accounting as dpa
+
+    q, z, steps = 256 / 26_048, 1.0, 500
+    acc = helpers.PrivacyAccountant(10.0, delta=1e-5, mode="rdp")
+    acc.spend_gaussian(z, sampling_rate=q, count=steps, label="DP-SGD")
+    pld = dpa.pld.PLDAccountant()
+    pld.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z)), steps)
+    rdp = dpa.rdp.RdpAccountant()
+    rdp.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z)), steps)
+    assert acc.spent >= pld.get_epsilon(1e-5)
+    assert acc.spent == pytest.approx(rdp.get_epsilon(1e-5), rel=0.02)
+
+
+def optimal_pure_composition(epsilon0: float, k: int, delta: float) -> float:
+    """Exact ε of k ε0-DP releases at δ (Kairouz, Oh and Viswanath 2015), by bisection.
+
+    The privacy loss of the worst case, k randomized responses, is ε0(k - 2J) with
+    J ~ Binomial(k, 1/(1 + e^ε0)); δ(ε) = E[(1 - e^(ε - L))+].
+    """
+    j = np.arange(k + 1)
+    weights = stats.binom.pmf(j, k, 1 / (1 + math.exp(epsilon0)))
+    loss = epsilon0 * (k - 2 * j)
+
+    def delta_at(eps):
+        return float(np.sum(weights * np.clip(1 - np.exp(eps - loss), 0, None)))
+
+    lo, hi = 0.0, k * epsilon0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if delta_at(mid) > delta else (lo, mid)
+    return hi
+
+
+def test_rdp_mode_pure_releases_compose_below_the_basic_sum_and_above_the_optimum():
+    acc = helpers.PrivacyAccountant(100.0, delta=1e-6, mode="rdp")
+    for _ in range(200):
+        acc.spend(0.1)
+    assert acc.spent < 200 * 0.1  # many small pure releases: RDP beats adding ε's
+    assert acc.spent >= optimal_pure_composition(0.1, 200, 1e-6)  # and never understates
+
+
+def test_parallel_composition_in_approximate_modes():
+    acc = helpers.PrivacyAccountant(10.0, delta=1e-6, mode="zcdp")
+    acc.spend_parallel([0.2, 1.0, 0.4])
+    assert acc.rho == 0.5
+
+
+@pytest.mark.parametrize("make, exc, word", [
+    (lambda: helpers.PrivacyAccountant(1.0, mode="gdp"), ValueError, "mode"),
+    (lambda: helpers.PrivacyAccountant(1.0, delta=1e-6), ValueError, "delta"),
+    (lambda: helpers.PrivacyAccountant(1.0, delta=0.0, mode="zcdp"), ValueError, "delta"),
+    (lambda: helpers.PrivacyAccountant(1.0, delta=1.5, mode="rdp"), ValueError, "delta"),
+    (lambda: helpers.PrivacyAccountant(1.0, delta=float("nan"), mode="rdp"), ValueError, "delta"),
+    (lambda: helpers.PrivacyAccountant(1.0).spend_gaussian(1.0), ValueError, "Gaussian"),
+    (lambda: helpers.PrivacyAccountant(1.0).spend_rho(0.1), ValueError, "Gaussian"),
+    (lambda: helpers.PrivacyAccountant(1.0).remaining_exact, None, None),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "zcdp").spend_gaussian(1.0, sampling_rate=0.1),
+     ValueError, "subsampling"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "rdp").spend_gaussian(0.0), ValueError, "sigma"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "rdp").spend_gaussian(1.0, count=0), ValueError,
+     "count"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "rdp").spend_gaussian(1.0, sampling_rate=0.0),
+     ValueError, "sampling_rate"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "zcdp").spend_rho(-0.1), ValueError, "rho"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "zcdp").remaining_exact, ValueError,
+     "remaining_exact"),
+    (lambda: helpers.PrivacyAccountant(1.0).rho, ValueError, "rho"),
+    (lambda: helpers.zcdp_to_dp(-1.0, 1e-5), ValueError, "rho"),
+    (lambda: helpers.zcdp_to_dp(1.0, 0.0), ValueError, "delta"),
+    (lambda: helpers.rdp_to_dp([0.1], [1.0], 1e-5), ValueError, "orders"),
+    (lambda: helpers.rdp_to_dp([0.1, 0.2], [2.0], 1e-5), ValueError, "rdp"),
+    (lambda: helpers.rdp_to_dp([-0.1], [2.0], 1e-5), ValueError, "rdp"),
+    (lambda: helpers.gaussian_rdp_epsilon(1.0, 0, 1e-5), ValueError, "steps"),
+    (lambda: helpers.gaussian_rdp_epsilon(-1.0, 1, 1e-5), ValueError, "sigma"),
+    (lambda: helpers.gaussian_rdp_epsilon(1.0, 1.5, 1e-5), TypeError, "steps"),
+    (lambda: helpers.subsampled_gaussian_rdp(1.5, 1.0, [2.0]), ValueError, "sampling_rate"),
+    (lambda: helpers.subsampled_gaussian_rdp(0.1, 0.0, [2.0]), ValueError, "noise_multiplier"),
+    (lambda: helpers.subsampled_gaussian_rdp(0.1, 1.0, [0.5]), ValueError, "orders"),
+])
+def test_approximate_modes_reject_bad_input(make, exc, word):
+    if exc is None:  # remaining_exact works in pure mode
+        assert make() == 1
+        return
+    with pytest.raises(exc, match=word):
+        make()

@@ -1,0 +1,84 @@
+"""The exponential mechanism (dpcourse/selection.py): exact probabilities, exact privacy
+checks on neighbouring utilities, and sampling against the exact distribution."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import helpers
+
+
+def max_log_ratio(u: np.ndarray, v: np.ndarray, epsilon: float, monotone: bool) -> float:
+    p = helpers.exponential_mechanism_probabilities(u, epsilon, 1.0, monotone)
+    q = helpers.exponential_mechanism_probabilities(v, epsilon, 1.0, monotone)
+    return float(np.max(np.abs(np.log(p) - np.log(q))))
+
+
+def test_probabilities_are_the_softmax_of_eps_u_over_two_delta():
+    u = np.array([3.0, 1.0, 0.0, 2.0])
+    p = helpers.exponential_mechanism_probabilities(u, 1.0, 1.0)
+    w = np.exp(u / 2)
+    assert np.allclose(p, w / w.sum(), rtol=1e-12)
+    pm = helpers.exponential_mechanism_probabilities(u, 1.0, 1.0, monotone=True)
+    assert np.allclose(pm, np.exp(u) / np.exp(u).sum(), rtol=1e-12)
+    # huge scores do not overflow
+    big = helpers.exponential_mechanism_probabilities([1e6, 1e6 - 2], 1.0, 1.0)
+    assert big == pytest.approx([1 / (1 + math.e**-1), 1 / (1 + math.e)])
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
+def test_epsilon_dp_on_every_neighbouring_utility_vector(epsilon):
+    """Exact check: every utility vector in {0,1,2}^3 and every neighbour within ±1 per score."""
+    worst = 0.0
+    for u in itertools.product(range(3), repeat=3):
+        for shift in itertools.product((-1, 0, 1), repeat=3):
+            worst = max(worst, max_log_ratio(np.array(u, float), np.add(u, shift), epsilon, False))
+    assert worst <= epsilon + 1e-12
+    # with many candidates the bound is attained: one score up, all others down
+    u = np.zeros(5_000)
+    v = np.full(5_000, -1.0)
+    v[0] = 1.0
+    assert epsilon * 0.99 < max_log_ratio(u, v, epsilon, False) <= epsilon + 1e-12
+
+
+def test_monotone_variant_needs_monotone_neighbours():
+    u = np.array([2.0, 0.0, 0.0])
+    # counts under add/remove: every score moves the same way, loss stays <= epsilon
+    assert max_log_ratio(u, u + np.array([1.0, 1.0, 0.0]), 1.0, True) <= 1.0 + 1e-12
+    # scores moving in opposite directions (replace-one histogram): factor 1 breaks epsilon
+    assert max_log_ratio(u, u + np.array([1.0, -1.0, 0.0]), 1.0, True) > 1.0
+
+
+def test_sampling_matches_the_exact_distribution():
+    u = np.array([3.0, 1.0, 0.0, 2.0])
+    p = helpers.exponential_mechanism_probabilities(u, 1.0, 1.0)
+    draws = helpers.exponential_mechanism(u, 1.0, 1.0, helpers.make_rng(40), size=50_000)
+    observed = np.bincount(draws, minlength=4)
+    assert stats.chisquare(observed, p * 50_000).pvalue > 0.001
+    one = helpers.exponential_mechanism(u, 1.0, 1.0, helpers.make_rng(40))
+    assert isinstance(one, int) and one == draws[0]
+    assert helpers.exponential_mechanism([0.0, 1e9], 1.0, 1.0, helpers.make_rng(1)) == 1
+
+
+@pytest.mark.parametrize("kwargs, exc, word", [
+    (dict(utilities=[]), ValueError, "utilities"),
+    (dict(utilities=[[1.0, 2.0]]), ValueError, "utilities"),
+    (dict(utilities=[1.0, float("nan")]), ValueError, "utilities"),
+    (dict(epsilon=0.0), ValueError, "epsilon"),
+    (dict(epsilon=float("nan")), ValueError, "epsilon"),
+    (dict(sensitivity=0.0), ValueError, "sensitivity"),
+    (dict(sensitivity=-1.0), ValueError, "sensitivity"),
+    (dict(rng=3), TypeError, "rng"),
+    (dict(monotone="yes"), TypeError, "monotone"),
+    (dict(size=-1), ValueError, "size"),
+])
+def test_bad_input_is_rejected(kwargs, exc, word):
+    args = dict(utilities=[1.0, 2.0], epsilon=1.0, sensitivity=1.0, rng=helpers.make_rng(0))
+    args.update(kwargs)
+    with pytest.raises(exc, match=word):
+        helpers.exponential_mechanism(**args)
