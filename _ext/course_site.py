@@ -60,6 +60,7 @@ def _course_files(srcdir: Path) -> list[tuple[Path, str]]:
     """(source path, path inside the archive) for every file the archive holds."""
     files = sorted((srcdir / "chapters").glob("*.ipynb"))
     files += [srcdir / "chapters" / "helpers.py"]
+    files += sorted((srcdir / "chapters" / "dpcourse").glob("*.py"))
     files += sorted((srcdir / "data").glob("*.csv")) + [srcdir / "data" / "README.md"]
     files += [srcdir / "requirements.txt", srcdir / "runtime.txt"]
     return [(f, f"{ARCHIVE_ROOT}/{f.relative_to(srcdir).as_posix()}") for f in files]
