@@ -1,4 +1,4 @@
-"""The privacy accountant, Rényi DP and zCDP (dpcourse/accounting.py)."""
+"""The privacy accountant, Rényi DP and zCDP (chapters/dpcourse/accounting.py)."""
 
 from __future__ import annotations
 

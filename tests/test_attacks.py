@@ -1,4 +1,4 @@
-"""What an attacker can achieve (dpcourse/attacks.py): the test bound and the Igor attack."""
+"""What an attacker can achieve (chapters/dpcourse/attacks.py): the test bound and the Igor attack."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from scipy import integrate, stats
 
 import helpers
 
@@ -45,25 +45,51 @@ def test_hypothesis_test_bound_bad_input(epsilon, exc):
 # --------------------------------------------------------------------------------------------
 
 
-def test_differencing_attack_exact_at_one_repeat():
-    """At one repeat the success probability is P(L1 - L2 > -1/2) for two Lap(b) draws."""
-    epsilon = 0.5
-    b = 1 / epsilon
-    x = 0.5
-    # P(0 < L1 - L2 < x): the difference has density (1 + |z|/b) e^{-|z|/b} / (4b)
-    between = 0.5 - (2 + x / b) * math.exp(-x / b) / 4
-    expected = 0.5 + between
-    got = helpers.differencing_attack_success(epsilon, helpers.make_rng(8), n_trials=200_000)
-    assert abs(got - expected) < 4 * math.sqrt(0.25 / 200_000)
+# The attack on Igor: success against exact values, normal approximations and the composed bound
+EPSILON = 0.1
+SCALE = 1 / EPSILON
 
 
-def test_differencing_attack_respects_bound_and_grows_with_repeats():
-    rng = helpers.make_rng(9)
-    once = helpers.differencing_attack_success(0.1, rng, n_trials=40_000)
-    many = helpers.differencing_attack_success(0.1, rng, n_trials=4_000, n_repeats=1_000)
-    assert once <= math.exp(0.1) / (1 + math.exp(0.1)) + 0.01
-    assert 0.74 < many < 0.82  # normal approximation gives 0.785
-    assert helpers.differencing_attack_success(100.0, rng, n_trials=1_000) == 1.0
+def exact_success_one_answer(scale: float) -> float:
+    """P[correct] for one answer per count: 1 - P[L1 - L2 > 1/2], by numerical integration."""
+    tail, _ = integrate.quad(
+        lambda x: stats.laplace.pdf(x, scale=scale) * stats.laplace.sf(0.5 + x, scale=scale),
+        -np.inf, np.inf)
+    return 1 - tail
+
+
+def composed_bound(total_epsilon: float) -> float:
+    return math.exp(total_epsilon) / (1 + math.exp(total_epsilon))
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 0.5, 1.0, 2.0, 5.0])
+def test_one_answer_success_is_the_difference_of_two_laplace_draws(epsilon):
+    """Pr[Y1 - Y2 < 1/2] for Y1, Y2 ~ Lap(1/ε); tolerance 5 standard errors at 100,000 trials."""
+    b, t = 1 / epsilon, 0.5
+    closed_form = 1 - (2 + t / b) * math.exp(-t / b) / 4
+    assert exact_success_one_answer(b) == pytest.approx(closed_form, abs=1e-9)
+    simulated = helpers.differencing_attack_success(epsilon, helpers.make_rng(64), n_trials=100_000)
+    assert abs(simulated - closed_form) < 5 * math.sqrt(0.25 / 100_000)
+    assert simulated <= composed_bound(epsilon) + 5 * math.sqrt(0.25 / 100_000)
+
+
+@pytest.mark.parametrize("k, n_trials, tol", [(10, 100_000, 0.01), (1000, 20_000, 0.015)])
+def test_many_answers_match_the_normal_approximation(k, n_trials, tol):
+    # mean of k Lap(b) per count; the difference has variance 2 * 2 b^2 / k
+    sd = math.sqrt(2 * 2 * SCALE**2 / k)
+    theory = stats.norm.cdf(0.5 / sd)
+    simulated = helpers.differencing_attack_success(
+        EPSILON, helpers.make_rng(7), n_trials=n_trials, n_repeats=k)
+    assert abs(simulated - theory) < tol
+    assert simulated <= composed_bound(k * EPSILON) + tol
+
+
+@pytest.mark.parametrize("k", [1, 3, 10, 30])
+def test_attack_never_beats_the_composed_bound(k):
+    simulated = helpers.differencing_attack_success(
+        EPSILON, helpers.make_rng(100 + k), n_trials=50_000, n_repeats=k)
+    assert simulated <= composed_bound(k * EPSILON) + 0.01  # 4.5 standard errors
+    assert helpers.differencing_attack_success(100.0, helpers.make_rng(k), n_trials=1_000) == 1.0
 
 
 @pytest.mark.parametrize("kwargs, exc, word", [

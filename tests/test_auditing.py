@@ -1,4 +1,4 @@
-"""Empirical auditing (dpcourse/auditing.py)."""
+"""Empirical auditing (chapters/dpcourse/auditing.py)."""
 
 from __future__ import annotations
 

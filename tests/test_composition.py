@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import integrate
-from scipy.stats import laplace, norm
+from scipy.stats import laplace
 
 import helpers
+from conftest import glued
 from notebook_code import notebook_namespace
 
 EPSILON = 0.1
@@ -32,11 +33,6 @@ def ns():
     )
 
 
-@pytest.fixture(scope="module")
-def adult():
-    return helpers.load_adult()
-
-
 def composed_bound(total_epsilon: float) -> float:
     return math.exp(total_epsilon) / (1 + math.exp(total_epsilon))
 
@@ -44,44 +40,6 @@ def composed_bound(total_epsilon: float) -> float:
 # --------------------------------------------------------------------------------------------
 # The accountant
 # --------------------------------------------------------------------------------------------
-def test_accountant_refuses_before_spending_and_leaves_state_unchanged():
-    acc = helpers.PrivacyAccountant(1.0)
-    acc.spend(0.6, "first")
-    ledger, spent, remaining = list(acc.ledger), acc.spent, acc.remaining_exact
-    with pytest.raises(helpers.BudgetExceededError):
-        acc.spend(0.5, "too much")
-    with pytest.raises(helpers.BudgetExceededError):
-        acc.spend_parallel([0.1, 0.5], "too much in parallel")
-    assert acc.ledger == ledger
-    assert acc.spent == spent
-    assert acc.remaining_exact == remaining == Fraction(2, 5)
-    acc.spend(0.4, "the rest fits exactly")
-    assert acc.remaining_exact == 0
-
-
-def test_exact_arithmetic_three_spends_of_0_3():
-    naive = 1.0 - 0.3 - 0.3 - 0.3
-    assert naive != 0.1
-    assert repr(naive) == "0.09999999999999998"
-    acc = helpers.PrivacyAccountant(1.0)
-    for _ in range(3):
-        acc.spend(0.3)
-    assert acc.remaining_exact == Fraction(1, 10)
-    assert acc.remaining == 0.1
-    acc.spend(0.1)  # a float accountant (0.0999...) would refuse this
-    assert acc.remaining_exact == 0
-    with pytest.raises(helpers.BudgetExceededError):
-        acc.spend(0.1)
-
-
-def test_parallel_composition_charges_the_largest_epsilon_once():
-    acc = helpers.PrivacyAccountant(1.0)
-    acc.spend_parallel([0.3] * 16, "histogram")
-    assert acc.remaining_exact == Fraction(7, 10)
-    assert len(acc.ledger) == 1
-    acc2 = helpers.PrivacyAccountant(1.0)
-    acc2.spend_parallel([0.1, 0.5, 0.2])
-    assert acc2.remaining_exact == Fraction(1, 2)
 
 
 # --------------------------------------------------------------------------------------------
@@ -149,50 +107,11 @@ def test_income_records_is_three_stable(ns, adult):
 # --------------------------------------------------------------------------------------------
 # Repetition: Monte Carlo against theory and against the composed bound
 # --------------------------------------------------------------------------------------------
-def exact_success_one_answer(scale: float) -> float:
-    """P[correct] for one answer per count: 1 - P[L1 - L2 > 1/2], by numerical integration."""
+def test_glued_one_answer_success_is_the_exact_value():
+    """The chapter's "one answer" success equals the exact integral (no simulation noise)."""
     tail, _ = integrate.quad(
-        lambda x: laplace.pdf(x, scale=scale) * laplace.sf(0.5 + x, scale=scale),
-        -np.inf, np.inf)
-    return 1 - tail
-
-
-def test_exact_one_answer_value():
-    # the closed form quoted in the chapter: 1 - (2 + t/b) e^{-t/b} / 4 at t = 1/2
-    assert exact_success_one_answer(SCALE) == pytest.approx(
-        1 - (2 + 0.5 / SCALE) * math.exp(-0.5 / SCALE) / 4, abs=1e-9)
-    assert exact_success_one_answer(SCALE) == pytest.approx(0.5125, abs=5e-4)
-
-
-def test_monte_carlo_one_answer_matches_exact():
-    n = 200_000  # standard error 0.0011
-    simulated = helpers.differencing_attack_success(EPSILON, helpers.make_rng(2024), n_trials=n)
-    assert abs(simulated - exact_success_one_answer(SCALE)) < 0.006
-    assert simulated <= composed_bound(EPSILON) + 0.006
-
-
-@pytest.mark.parametrize("k, n_trials, tol", [(10, 100_000, 0.01), (1000, 20_000, 0.015)])
-def test_monte_carlo_many_answers_matches_normal_approximation(k, n_trials, tol):
-    # mean of k Lap(b) per count; the difference has variance 2 * 2 b^2 / k
-    sd = math.sqrt(2 * 2 * SCALE**2 / k)
-    theory = norm.cdf(0.5 / sd)
-    simulated = helpers.differencing_attack_success(
-        EPSILON, helpers.make_rng(7), n_trials=n_trials, n_repeats=k)
-    assert abs(simulated - theory) < tol
-    assert simulated <= composed_bound(k * EPSILON) + tol
-
-
-def test_k1000_is_about_78_percent():
-    simulated = helpers.differencing_attack_success(
-        EPSILON, helpers.make_rng(11), n_trials=20_000, n_repeats=1000)
-    assert 0.77 < simulated < 0.80
-
-
-@pytest.mark.parametrize("k", [1, 3, 10, 30])
-def test_attack_never_beats_the_composed_bound(k):
-    simulated = helpers.differencing_attack_success(
-        EPSILON, helpers.make_rng(100 + k), n_trials=50_000, n_repeats=k)
-    assert simulated <= composed_bound(k * EPSILON) + 0.01  # 4.5 standard errors
+        lambda x: laplace.pdf(x, scale=SCALE) * laplace.sf(0.5 + x, scale=SCALE), -np.inf, np.inf)
+    assert glued("composition")["comp_k1_exact"] == f"{100 * (1 - tail):.2f}%"
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,11 +24,6 @@ def ns():
     ])
 
 
-@pytest.fixture(scope="module")
-def health():
-    return helpers.load_health()
-
-
 def _pandas_naive(h, problem):
     has = h["problem"] == problem
     return int(has.sum()), int((has & (h["ethnicity"] != "White")).sum())
@@ -131,8 +126,7 @@ def _target_and_group(row, qi):
     return matches, group
 
 
-def test_mean_attack_recovers_exact_values(ns):
-    adult = helpers.load_adult()
+def test_mean_attack_recovers_exact_values(ns, adult):
     qi, targets = _unique_targets(adult, 5)
     assert len(targets) == 5
     count, mean = ns["make_mean_server"](adult, "capital_gain", min_size=100)
@@ -148,8 +142,7 @@ def test_mean_attack_recovers_exact_values(ns):
         assert round(x_pd) == row["capital_gain"]
 
 
-def test_mean_server_refuses_small_groups(ns):
-    adult = helpers.load_adult()
+def test_mean_server_refuses_small_groups(ns, adult):
     _, mean = ns["make_mean_server"](adult, "capital_gain", min_size=100)
     with pytest.raises(ns["QueryRefused"]):
         mean(lambda t: t["age"] == 90)  # 43 rows < 100
@@ -174,10 +167,9 @@ def test_neighbour_distances(ns, health):
     assert int((base - rep).abs().sum()) == 2
 
 
-def test_mean_attack_on_a_known_value_counts_the_matched_rows(ns):
+def test_mean_attack_on_a_known_value_counts_the_matched_rows(ns, adult):
     # ex-diff-mean-age: the predicate fixes the age, so the recovered "age" is age x (rows matched);
     # getting back the known age proves the predicate isolates one person.
-    adult = helpers.load_adult()
     qi = ["age", "sex", "race", "native_country", "workclass"]
     size = adult.groupby(qi, dropna=False)["age"].transform("size")
     count, mean = ns["make_mean_server"](adult, "age", min_size=100)

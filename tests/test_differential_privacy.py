@@ -1,13 +1,13 @@
-"""Tests for chapter 05: ε-differential privacy and randomized response.
+"""Tests for the chapter on ε-differential privacy and randomized response.
 
 Every expected value is computed here independently (brute force over the output
-probabilities, closed forms, pandas counts), never copied from the notebook.
+probabilities, closed forms, pandas counts) and compared with the chapter's code, the
+course's helpers or the values glued into the chapter, never copied from the notebook.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from pathlib import Path
 
@@ -15,9 +15,15 @@ import numpy as np
 import pytest
 
 import helpers
+from conftest import glued as glued_values
+from notebook_code import notebook_namespace
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "chapters" / "differential-privacy.ipynb"
-GLUE_MIME = "application/papermill.record/text/plain"
+
+
+@pytest.fixture(scope="module")
+def chapter():
+    return notebook_namespace("differential-privacy", ["rr_epsilon", "rr_rmse_formula"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -54,9 +60,8 @@ ALPHAS = [0.0, 0.05, 0.25, 0.5, 0.75, 0.9, 0.99]
 
 
 @pytest.mark.parametrize("alpha", ALPHAS)
-def test_rr_exact_epsilon_matches_brute_force(alpha):
-    assert brute_force_epsilon(alpha) == pytest.approx(math.log((1 + alpha) / (1 - alpha)),
-                                                       abs=1e-12)
+def test_chapter_rr_epsilon_matches_brute_force(chapter, alpha):
+    assert chapter["rr_epsilon"](alpha) == pytest.approx(brute_force_epsilon(alpha), abs=1e-12)
 
 
 def test_rr_always_truthful_is_not_dp():
@@ -64,12 +69,14 @@ def test_rr_always_truthful_is_not_dp():
 
 
 @pytest.mark.parametrize("alpha", [a for a in ALPHAS if 0 < a < 1])
-def test_rr_epsilon_exceeds_two_alpha(alpha):
-    assert brute_force_epsilon(alpha) > 2 * alpha
+def test_rr_epsilon_exceeds_two_alpha(chapter, alpha):
+    assert chapter["rr_epsilon"](alpha) > 2 * alpha
 
 
 def test_alpha_09_is_2944_not_18():
-    assert round(brute_force_epsilon(0.9), 3) == 2.944
+    g = glued_values("differential-privacy")
+    assert g["dp_eps_alpha_09"] == f"{brute_force_epsilon(0.9):.3f}" == "2.944"
+    assert g["dp_two_alpha_09"] == "1.8"
 
 
 @pytest.mark.parametrize("epsilon", [0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0])
@@ -92,7 +99,7 @@ def test_best_test_against_rr_meets_the_bound(epsilon):
         success = 0.5 * sum(p0[y] for y in (0, 1) if guess[y] == 0) + 0.5 * sum(
             p1[y] for y in (0, 1) if guess[y] == 1)
         best = max(best, success)
-    assert best == pytest.approx(math.exp(epsilon) / (1 + math.exp(epsilon)), rel=1e-12)
+    assert best == pytest.approx(helpers.hypothesis_test_bound(epsilon), rel=1e-12)
 
 
 def test_hypothesis_testing_bound_on_random_discrete_mechanisms():
@@ -103,7 +110,7 @@ def test_hypothesis_testing_bound_on_random_discrete_mechanisms():
         p, q = rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(k))
         eps = float(np.max(np.abs(np.log(p / q))))
         best_success = 0.5 * float(np.maximum(p, q).sum())  # Bayes-optimal test, uniform prior
-        assert best_success <= math.exp(eps) / (1 + math.exp(eps)) + 1e-12
+        assert best_success <= helpers.hypothesis_test_bound(eps) + 1e-12
 
 
 # --------------------------------------------------------------------------------------------
@@ -137,15 +144,18 @@ def test_fixed_bits_variance_has_no_sampling_term():
     fixed[:300] = 1
     reports = helpers.randomized_response(np.broadcast_to(fixed, (reps, n)), epsilon=eps, rng=rng)
     p = math.exp(eps) / (1 + math.exp(eps))
-    estimates = (reports.mean(axis=1) - (1 - p)) / (2 * p - 1)
+    estimates = helpers.estimate_proportion(reports, eps, axis=1)
     rmse = float(np.sqrt(np.mean((estimates - 0.3) ** 2)))
     assert rmse == pytest.approx(math.sqrt(p * (1 - p) / (n * (2 * p - 1) ** 2)), rel=0.06)
 
 
-def test_variance_decomposition_identity():
-    for p, pi in itertools.product([0.55, 0.7311, 0.9], [0.0, 0.24, 0.5, 0.9]):
-        q = p * pi + (1 - p) * (1 - pi)
-        assert q * (1 - q) == pytest.approx(p * (1 - p) + (2 * p - 1) ** 2 * pi * (1 - pi))
+def test_chapter_variance_is_privacy_term_plus_sampling_term(chapter):
+    """The chapter's formula splits into p(1-p)/(n(2p-1)²) + π(1-π)/n, as its prose says."""
+    for eps, pi in itertools.product([0.2, 1.0, 2.2], [0.0, 0.24, 0.5, 0.9]):
+        p = math.exp(eps) / (1 + math.exp(eps))
+        n = 1000
+        split = p * (1 - p) / (n * (2 * p - 1) ** 2) + pi * (1 - pi) / n
+        assert chapter["rr_rmse_formula"](pi, n, eps) ** 2 == pytest.approx(split, rel=1e-12)
 
 
 # --------------------------------------------------------------------------------------------
@@ -153,25 +163,11 @@ def test_variance_decomposition_identity():
 # --------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def glued() -> dict[str, str]:
-    nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
-    values = {}
-    for cell in nb["cells"]:
-        for out in cell.get("outputs", []):
-            data = out.get("data", {})
-            if GLUE_MIME in data:
-                name = out["metadata"]["scrapbook"]["name"]
-                assert name not in values, f"glue key {name} used twice"
-                values[name] = data[GLUE_MIME]
-    return values
+    return glued_values("differential-privacy")
 
 
 def _text(glued, key):
-    raw = glued[key]
-    return raw[1:-1] if raw[:1] in "'\"" else raw
-
-
-def test_glue_keys_are_prefixed(glued):
-    assert glued and all(k.startswith("dp_") for k in glued)
+    return str(glued[key])
 
 
 def test_glued_rr_values(glued):
@@ -190,17 +186,15 @@ def test_glued_bound_table(glued):
     assert _text(glued, "dp_odds_factor_eps_1") == "2.718"
 
 
-def test_glued_data_counts(glued):
-    adult = helpers.load_adult()
+def test_glued_data_counts(glued, adult, health):
     n_high = int((adult["income"] == ">50K").sum())
     assert n_high == 7841 and len(adult) == 32561
     assert _text(glued, "dp_n_adult") == f"{len(adult):,}"
     assert _text(glued, "dp_n_high_income") == f"{n_high:,}"
     assert _text(glued, "dp_true_share") == f"{n_high / len(adult):.4f}"
-    health = helpers.load_health()
     obese = health["problem"] == "Obesity"
     assert int(glued["dp_count_d"]) == int(obese.sum()) == 4
-    assert int(glued["dp_count_d_prime"]) == int(obese.drop(index=9).sum()) == 3
+    assert int(glued["dp_count_d_prime"]) == int(obese.drop(index=helpers.IGOR_INDEX).sum()) == 3
 
 
 def test_glued_simulation_results_are_plausible(glued):
@@ -236,3 +230,26 @@ def test_notebook_defines_required_labels():
     for label in ("def-epsilon-dp", "thm-dp-hypothesis-test", "thm-rr-exact-epsilon",
                   "def-neighbours-add-remove", "def-neighbours-replace-one"):
         assert label in text
+
+
+def test_correlated_records_move_the_odds_by_e_to_the_two_epsilon(glued):
+    """The measured ratio between the correlated worlds exceeds e^ε and sits at e^(2ε)
+    (Pr_A[Y >= c] / Pr_B[Y >= c] = 1/2 / (e^(-2ε)/2) exactly; 400,000 samples, 3% tolerance)."""
+    eps = float(glued["dp_corr_eps"])
+    correlated = float(glued["dp_corr_measured_correlated"])
+    neighbours = float(glued["dp_corr_measured_neighbours"])
+    assert correlated == pytest.approx(math.exp(2 * eps), rel=0.03)
+    assert neighbours == pytest.approx(math.exp(eps), rel=0.03)
+    assert correlated > math.exp(eps) * 1.3
+    assert glued["dp_corr_posterior"] == f"{math.exp(2 * eps) / (1 + math.exp(2 * eps)):.1%}"
+
+
+def test_population_inference_about_someone_outside_the_data(glued, adult):
+    doc = adult[adult["education"] == "Doctorate"]
+    true_share = float((doc["income"] == ">50K").mean())
+    assert glued["dp_pop_n_doctorate"] == f"{len(doc):,}"
+    assert glued["dp_pop_prior"] == f"{(adult['income'] == '>50K').mean():.1%}"
+    posterior = float(glued["dp_pop_posterior"].rstrip("%")) / 100
+    assert abs(posterior - true_share) < 0.02  # Lap(2) noise on counts of about 300 and 100
+    assert posterior > 2.5 * float(glued["dp_pop_prior"].rstrip("%")) / 100
+    assert float(glued["dp_pop_alice_shift"]) < 1 / len(doc)

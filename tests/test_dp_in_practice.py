@@ -15,6 +15,7 @@ import pytest
 from scipy.stats import chisquare
 
 import helpers
+from conftest import glued
 from notebook_code import notebook_namespace
 
 CHAPTER = "dp-in-practice"
@@ -127,3 +128,11 @@ def test_reconstruction_exact_vs_noisy(ns):
     assert np.mean(reconstruct(queries, big) == secret[:, None]) <= 0.75
     huge = exact[:, None] + rng.laplace(0, m, (m, repeats))  # total eps = 1
     assert np.mean(reconstruct(queries, huge) == secret[:, None]) <= 0.6
+
+
+def test_a_seeded_exact_release_is_replayed_exactly(adult):
+    g = glued("dp-in-practice")
+    true_count = int((adult["age"] >= 40).sum())
+    assert g["practice_replay_recovered"] == f"{true_count:,}" == "14,237"
+    assert g["practice_replay_exact"] == "exactly"
+    assert g["practice_replay_published"] != g["practice_replay_recovered"]  # noise was added

@@ -1,4 +1,4 @@
-"""The Gaussian mechanism and its calibration (dpcourse/gaussian.py).
+"""The Gaussian mechanism and its calibration (chapters/dpcourse/gaussian.py).
 
 The exact δ is checked three independent ways: scipy's normal CDF at moderate values,
 50-digit arithmetic (mpmath) where double precision cancels, and Google's dp-accounting

@@ -1,4 +1,4 @@
-"""Seeded and secure randomness: ``make_rng`` and ``SecureRandom`` (dpcourse/randomness.py)."""
+"""Seeded and secure randomness: ``make_rng`` and ``SecureRandom`` (chapters/dpcourse/randomness.py)."""
 
 from __future__ import annotations
 

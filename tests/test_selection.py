@@ -1,4 +1,4 @@
-"""The exponential mechanism (dpcourse/selection.py): exact probabilities, exact privacy
+"""The exponential mechanism (chapters/dpcourse/selection.py): exact probabilities, exact privacy
 checks on neighbouring utilities, and sampling against the exact distribution."""
 
 from __future__ import annotations

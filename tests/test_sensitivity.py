@@ -22,15 +22,13 @@ def ns():
 
 
 @pytest.fixture(scope="module")
-def ages():
-    adult = helpers.load_adult()
+def ages(adult):
     rows = helpers.make_rng(2024).choice(len(adult), size=400, replace=False)
     return adult["age"].to_numpy()[np.sort(rows)].astype(float)
 
 
 @pytest.fixture(scope="module")
-def gains():
-    adult = helpers.load_adult()
+def gains(adult):
     rows = helpers.make_rng(7).choice(len(adult), size=400, replace=False)
     return adult["capital_gain"].to_numpy()[np.sort(rows)].astype(float)
 
@@ -119,7 +117,7 @@ def test_measured_never_exceeds_theory_on_random_data(ns):
         assert ns["measured_sensitivity"](hist, data, "replace-one", cands) <= 2
 
 
-def test_outlier_breaks_unclipped_sum_and_clipping_bounds_it(ns, gains):
+def test_outlier_breaks_unclipped_sum_and_clipping_bounds_it(ns, gains, adult):
     assumed = 10_000
 
     def plain_sum(batch):
@@ -133,17 +131,16 @@ def test_outlier_breaks_unclipped_sum_and_clipping_bounds_it(ns, gains):
         assert (d["distance"] <= assumed).all()
         assert d["distance"].max() == assumed
     # a real Adult outlier alone (no synthetic newcomer) already exceeds the assumed bound
-    adult_max = float(helpers.load_adult()["capital_gain"].max())
+    adult_max = float(adult["capital_gain"].max())
     data = np.append(gains, adult_max)
     removed = ns["measured_sensitivity"](plain_sum, data, "add/remove", np.array([0.0]))
     assert removed == adult_max > assumed
 
 
-def test_median_local_sensitivity_is_zero_at_the_chapter_sample_but_not_globally(ns):
+def test_median_local_sensitivity_is_zero_at_the_chapter_sample_but_not_globally(ns, adult):
     # The chapter's sample (seed 42, 1,000 rows) has a median age that no single addition or
     # removal can move: the two middle clipped ages are equal. Check that with every integer
     # age as a candidate, and that a tiny dataset reaches half the range [20, 80].
-    adult = helpers.load_adult()
     rows = np.sort(helpers.make_rng(42).choice(len(adult), size=1000, replace=False))
     ages = adult["age"].to_numpy()[rows].astype(float)
     middle = np.sort(np.clip(ages, 20, 80))[[499, 500]]

@@ -1,0 +1,130 @@
+"""Cross-references that a reader or a maintainer follows must lead somewhere.
+
+* every file named in the repository's code, docstrings and pages exists;
+* every glossary entry links to the chapter that introduces it, and that chapter exists;
+* every ``{doc}`` target in the pages exists.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+TRACKED = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.split()
+FILE_MENTION = re.compile(r"(?<![\w/.<-])([A-Za-z0-9_][A-Za-z0-9_./-]*\.(?:py|ipynb|md|csv|yml|txt|cfg|ini|bib|json|cff))\b")
+#: Files that exist outside the repository, on purpose.
+ELSEWHERE = {
+    "HOW-TO-RUN.md": "written into course.zip by _ext/course_site.py",
+    "myst.yml": "Jupyter Book 2's configuration, named to say why the course pins 1.x",
+    "conf.py": "the Sphinx configuration Jupyter Book generates",
+    "data-facts.md": "the course specification, kept beside the repository",
+    "content.md": "the course specification, kept beside the repository",
+    "_config_forced.yml": "a temporary file benchmarks/run.py writes",
+    "CELL.py": "a pattern in tests/sanitize.cfg",
+}
+
+
+def _text_files() -> list[Path]:
+    skip = ("_vendor/", "data/adult_with_pii.csv", "data/health.csv")
+    return [ROOT / f for f in TRACKED if not f.startswith(skip)
+            and Path(f).suffix in {".py", ".md", ".yml", ".txt", ".cfg", ".ini", ".ipynb", ""}
+            and (ROOT / f).is_file()]
+
+
+def _readable(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".ipynb":  # only what a reader sees: sources, not stored outputs
+        cells = json.loads(text)["cells"]
+        text = "\n".join("".join(c["source"]) for c in cells)
+    return text
+
+
+def mentioned_files_that_do_not_exist(path: Path, text: str) -> list[str]:
+    names = {Path(f).name for f in TRACKED}
+    missing = []
+    for mention in FILE_MENTION.findall(text):
+        clean = mention.removeprefix("dp-course/").removeprefix("./")
+        candidates = [ROOT / clean, path.parent / clean]
+        if any(c.exists() for c in candidates) or Path(clean).name in ELSEWHERE:
+            continue
+        if "/" not in clean and clean in names:
+            continue
+        missing.append(mention)
+    return missing
+
+
+@pytest.mark.parametrize("path", _text_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_named_file_exists(path):
+    assert mentioned_files_that_do_not_exist(path, _readable(path)) == []
+
+
+def test_the_file_check_can_fail():
+    fake = ROOT / "chapters" / "helpers.py"
+    assert mentioned_files_that_do_not_exist(fake, "see chapters/floating-point.ipynb") == [
+        "chapters/floating-point.ipynb"]
+    assert mentioned_files_that_do_not_exist(fake, "see chapters/dp-in-practice.ipynb") == []
+
+
+def _glossary_entries() -> dict[str, str]:
+    text = (ROOT / "glossary.md").read_text(encoding="utf-8")
+    block = text.split("```{glossary}", 1)[1].split("```", 1)[0]
+    entries, term = {}, None
+    for line in block.splitlines():
+        if line and not line.startswith(" "):
+            term = line.strip()
+            entries[term] = ""
+        elif term:
+            entries[term] += line + "\n"
+    return entries
+
+
+def test_every_glossary_entry_links_to_an_existing_chapter():
+    entries = _glossary_entries()
+    assert len(entries) >= 15
+    for term, body in entries.items():
+        targets = re.findall(r"\{doc\}`([^`<]+?)`|\{doc\}`[^`]*<([^`>]+)>`", body)
+        targets = [a or b for a, b in targets]
+        assert targets, f"glossary entry {term!r} links to no chapter"
+        for target in targets:
+            assert (ROOT / f"{target}.ipynb").exists() or (ROOT / f"{target}.md").exists(), (
+                term, target)
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in ROOT.glob("*.md")
+                                        if p.name not in {"README.md"}))
+def test_doc_targets_of_every_page_exist(page):
+    text = (ROOT / page).read_text(encoding="utf-8")
+    for match in re.finditer(r"\{doc\}`(?:[^`<]*<)?([^`>]+)>?`", text):
+        target = match.group(1)
+        assert (ROOT / f"{target}.ipynb").exists() or (ROOT / f"{target}.md").exists(), target
+
+
+ERRATA_2026_11_23 = {
+    # sentence that was wrong -> page it was in
+    "whatever the adversary believed before": "chapters/differential-privacy.ipynb",
+    "for any prior, the odds that Igor is obese move by at most a factor": "chapters/laplace-mechanism.ipynb",
+    "We treat the number of people $n$ as public": "chapters/differential-privacy.ipynb",
+    "| $\\delta$ | failure probability": "notation.md",
+    "A survey technique (Warner, 1965): answer truthfully": "glossary.md",
+}
+
+
+@pytest.mark.parametrize("sentence, page", ERRATA_2026_11_23.items())
+def test_corrected_sentences_are_gone_and_listed_on_the_errata_page(sentence, page):
+    path = ROOT / page
+    assert sentence not in _readable(path), f"{page} still says: {sentence}"
+    errata = (ROOT / "errata.md").read_text(encoding="utf-8")
+    stem = page.removesuffix(".ipynb").removesuffix(".md")
+    assert f"{{doc}}`{stem}`" in errata, f"the errata page does not mention {page}"
+
+
+def test_errata_entries_are_dated_and_newest_first():
+    text = (ROOT / "errata.md").read_text(encoding="utf-8")
+    dates = re.findall(r"^## (\d{4}-\d{2}-\d{2})$", text, flags=re.M)
+    assert dates and dates == sorted(dates, reverse=True)
