@@ -221,3 +221,11 @@ def test_known_traps_are_not_stated(path):
             # stating the mistake in order to correct it is allowed
             assert re.search(r"mistake|misstat|wrong|not |incorrect|never|myth|trap", line, flags=re.I), (
                 f"{path.name}: {why}: ...{line}...")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_timing_metadata_is_committed(path):
+    """`make notebooks` does not record run times in the cells (the benchmark measures them),
+    so re-running an unchanged notebook leaves its file unchanged."""
+    for cell in _load(path)["cells"]:
+        assert "execution" not in cell.get("metadata", {}), path.name

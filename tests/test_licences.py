@@ -1,0 +1,41 @@
+"""Real licences and a way to cite the course, consistent wherever they are stated."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_code_licence_is_mit():
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License")
+    assert "Permission is hereby granted, free of charge" in text
+    assert 'THE SOFTWARE IS PROVIDED "AS IS"' in text
+
+
+def test_the_content_licence_is_the_cc_by_4_legal_code():
+    text = (ROOT / "LICENSE-CONTENT").read_text(encoding="utf-8")
+    assert "Creative Commons Attribution 4.0 International Public License" in text
+    for section in ("Section 1 – Definitions.", "Section 2 – Scope.",
+                    "Section 3 – License Conditions.", "Section 8 – Interpretation."):
+        assert section in text, section
+    assert "UCI Adult" in text and "Becker and Kohavi" in text  # the data's own attribution
+
+
+def test_citation_file_agrees_with_the_bibliography_and_the_intro():
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0"
+    assert {"message", "title", "authors", "version", "date-released", "license"} <= set(cff)
+    assert cff["license"] == ["CC-BY-4.0", "MIT"]
+    bib = (ROOT / "references.bib").read_text(encoding="utf-8")
+    entry = re.search(r"@misc\{dpbyrunningcode2026,(.*?)\n\}", bib, flags=re.S).group(1)
+    assert f"title        = {{{cff['title']}}}" in entry
+    assert cff["version"] in entry and cff["authors"][0]["name"] in entry
+    intro = (ROOT / "intro.md").read_text(encoding="utf-8")
+    assert "## How to cite" in intro and "{cite:p}`dpbyrunningcode2026`" in intro
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "CITATION.cff" in readme and "CC BY 4.0" in readme and "MIT" in readme
