@@ -27,6 +27,7 @@ ELSEWHERE = {
     "content.md": "the course specification, kept beside the repository",
     "_config_forced.yml": "a temporary file benchmarks/run.py writes",
     "CELL.py": "a pattern in tests/sanitize.cfg",
+    "broken.yml": "a temporary workflow that tests/test_workflow.py breaks on purpose",
 }
 
 
