@@ -145,7 +145,8 @@ def visit(browser, site_url):
 @pytest.mark.parametrize("page", PAGES)
 def test_page_loads_cleanly(visit, page):
     """No console error (a missing favicon included), no failed or outside request, every
-    image loaded once scrolled to (figures load lazily), every icon drawn."""
+    image loaded once scrolled to (figures load lazily), every icon drawn, and the math
+    typeset (one visit per page checks all of it)."""
     v = visit(page)
     for i in range(v.page.locator("img").count()):  # lazy images load when scrolled to
         v.page.locator("img").nth(i).scroll_into_view_if_needed()
@@ -161,11 +162,11 @@ def test_page_loads_cleanly(visit, page):
         "img", "imgs => imgs.map(i => [i.currentSrc || i.src, i.complete, i.naturalWidth])")
     broken = [src for src, complete, width in images if not complete or width == 0]
     assert broken == [], f"images that did not load: {broken}"
+    _check_math(v, page)
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_math_is_typeset(visit, page):
-    v = visit(page)
+def _check_math(v, page) -> None:
+    """Math typeset where the page has math, MathJax loaded once, and not at all without math."""
     n_math = v.page.locator(".math").count()
     scripts = v.page.eval_on_selector_all(
         "script[src*='tex-mml-chtml']", "els => els.map(e => e.getAttribute('src'))")
