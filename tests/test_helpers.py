@@ -33,10 +33,10 @@ ALLOWED_WITH_ONE_USER = {
 #: when that chapter lands.
 AWAITING_SECOND_CHAPTER = {
     "PrivacyAccountant", "BudgetExceededError", "SecureRandom", "discrete_laplace_noise",
-    "randomized_response", "randomized_response_keep_probability", "estimate_proportion",
+    "randomized_response", "estimate_proportion",
     "gaussian_delta", "gaussian_sigma", "gaussian_mechanism", "exponential_mechanism",
     "exponential_mechanism_probabilities", "rdp_to_dp", "zcdp_to_dp", "gaussian_rdp_epsilon",
-    "subsampled_gaussian_rdp", "ADULT_CATEGORIES",
+    "subsampled_gaussian_rdp",
 }
 
 
