@@ -1,0 +1,185 @@
+"""Tests for the privacy-accounting chapter.
+
+Every check recomputes the chapter's claims independently: closed forms, brute force over
+the binomial loss distribution, numerical integration, Google's ``dp_accounting`` (RDP and
+PLD accountants), and the Census parameters quoted from the production configuration files.
+"""
+
+from __future__ import annotations
+
+import math
+
+import dp_accounting as dpa
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import helpers
+from conftest import glued
+from notebook_code import notebook_namespace
+
+NAMES = ["advanced_epsilon", "smallest_k_advanced_wins", "pure_composition_delta",
+         "optimal_pure_epsilon", "kov_delta", "gaussian_epsilon", "rr_renyi",
+         "threshold_counts", "AGES", "HOURS", "sci", "zcdp_simple", "CENSUS_GLOBAL_SCALE",
+         "CENSUS_DELTA"]
+
+
+@pytest.fixture(scope="module")
+def ch():
+    return notebook_namespace("privacy-accounting", NAMES)
+
+
+@pytest.fixture(scope="module")
+def g():
+    return glued("privacy-accounting")
+
+
+def test_advanced_composition_formula_is_dwork_roth_theorem_3_20(ch):
+    # eps' = sqrt(2k ln(1/d')) eps + k eps (e^eps - 1), typed from the theorem, not the chapter
+    for eps, k, dp in [(0.1, 100, 1e-5), (1.0, 500, 1e-5), (0.01, 10_000, 1e-9)]:
+        expected = math.sqrt(2 * k * math.log(1 / dp)) * eps + k * eps * (math.exp(eps) - 1)
+        assert float(ch["advanced_epsilon"](eps, k, dp)) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("eps", [0.01, 0.05, 0.1, 0.3, 0.5, 0.69])
+def test_threshold_where_advanced_beats_basic_by_brute_force(ch, eps):
+    k = ch["smallest_k_advanced_wins"](eps, 1e-5)
+    assert ch["advanced_epsilon"](eps, k, 1e-5) < k * eps
+    assert ch["advanced_epsilon"](eps, k - 1, 1e-5) >= (k - 1) * eps
+
+
+def test_advanced_never_beats_basic_above_ln2(ch):
+    ks = np.arange(1, 200_001)
+    for eps in (math.log(2) + 1e-9, 0.8, 1.0, 2.0):
+        assert ch["smallest_k_advanced_wins"](eps, 1e-5) is None
+        assert (ch["advanced_epsilon"](eps, ks, 1e-5) >= ks * eps).all()
+
+
+def test_glued_thresholds(ch, g):
+    assert g["acct_kstar_01"] == ch["smallest_k_advanced_wins"](0.1, 1e-5) == 29
+    assert g["acct_kstar_001"] == ch["smallest_k_advanced_wins"](0.01, 1e-5)
+
+
+def _delta_by_enumeration(eps0, k, eps):
+    # delta(eps) = sum over output sequences of (P_D - e^eps P_D')_+ for k randomized responses:
+    # a sequence with j flips has P_D = p^(k-j) q^j and P_D' = q^(k-j) p^j.
+    p = math.exp(eps0) / (1 + math.exp(eps0))
+    q = 1 - p
+    return sum(math.comb(k, j) * max(p ** (k - j) * q ** j - math.exp(eps) * q ** (k - j) * p ** j, 0.0)
+               for j in range(k + 1))
+
+
+@pytest.mark.parametrize("eps0,k", [(0.5, 10), (0.1, 40), (1.0, 7)])
+def test_optimal_composition_matches_enumeration_and_theorem(ch, eps0, k):
+    for eps in (0.0, eps0, 2.5 * eps0, k * eps0 / 3):
+        assert float(ch["pure_composition_delta"](eps0, k, eps)[0]) == pytest.approx(
+            _delta_by_enumeration(eps0, k, eps), rel=1e-9, abs=1e-15)
+    for i in range(1, k // 2 + 1):
+        assert ch["kov_delta"](eps0, k, i) == pytest.approx(
+            _delta_by_enumeration(eps0, k, (k - 2 * i) * eps0), rel=1e-9, abs=1e-15)
+
+
+def test_optimal_epsilon_is_a_tight_upper_bound(ch):
+    for eps0, k in [(0.1, 1000), (1.0, 100), (1.0, 500)]:
+        eps = ch["optimal_pure_epsilon"](eps0, k, 1e-5)
+        assert _delta_by_enumeration(eps0, k, eps) <= 1e-5 * (1 + 1e-9)  # float rounding of the sum
+        assert _delta_by_enumeration(eps0, k, eps - 1e-3) > 1e-5
+        assert eps <= min(k * eps0, float(ch["advanced_epsilon"](eps0, k, 1e-5)))
+
+
+def test_textbook_example_numbers(ch, g):
+    k, eps = 500, 1.0
+    assert g["acct_ex_pdp_adv"] == f"{math.sqrt(2 * k * math.log(1e5)) + k * math.expm1(1):.2f}"
+    assert g["acct_ex_pdp_wrong"] == f"{2 * math.sqrt(2 * k * math.log(1e5)):.2f}"
+    assert float(g["acct_ex_pdp_adv"]) > 500 > float(g["acct_ex_pdp_opt"])
+
+
+def test_gaussian_epsilon_inverts_the_exact_curve_and_matches_pld(ch):
+    for sigma, delta, l2 in [(20.0, 1e-5, 1.0), (20.0, 1e-5, math.sqrt(1000)), (1.0, 1e-6, 1.0)]:
+        eps = ch["gaussian_epsilon"](sigma, delta, l2)
+        assert helpers.gaussian_delta(sigma, eps, l2) <= delta
+        assert helpers.gaussian_delta(sigma, eps * (1 - 1e-6), l2) > delta
+    # k Gaussian releases = one with sensitivity sqrt(k): compare with dp_accounting's PLD
+    accountant = dpa.pld.PLDAccountant(value_discretization_interval=1e-4)
+    accountant.compose(dpa.GaussianDpEvent(20.0), 100)
+    pld = accountant.get_epsilon(1e-5)
+    exact = ch["gaussian_epsilon"](20.0, 1e-5, 10.0)
+    assert exact <= pld <= exact * 1.002
+
+
+def test_ladder_glued_values_are_ordered_and_bounded_by_dp_accounting(g):
+    values = {name: float(g[f"acct_ladder_{name}"]) for name in
+              ("basic", "adv", "zcdp", "rdp", "exact", "pld")}
+    assert values["exact"] <= values["rdp"] <= values["zcdp"] <= values["adv"] <= values["basic"]
+    accountant = dpa.rdp.RdpAccountant()
+    accountant.compose(dpa.GaussianDpEvent(20.0), 1000)
+    assert values["rdp"] == pytest.approx(accountant.get_epsilon(1e-5), rel=0.03)
+    assert values["pld"] == pytest.approx(values["exact"], abs=0.011)
+
+
+def test_gaussian_renyi_divergence_by_integration():
+    # D_alpha(N(1, s^2) || N(0, s^2)) = alpha / (2 s^2), a different sigma from the chapter's
+    sigma = 1.5
+    for alpha in (1.2, 3.0, 10.0):
+        value, _ = integrate.quad(
+            lambda y: math.exp(alpha * stats.norm.logpdf(y, 1, sigma)
+                               + (1 - alpha) * stats.norm.logpdf(y, 0, sigma)),
+            -30, 30)
+        assert math.log(value) / (alpha - 1) == pytest.approx(alpha / (2 * sigma**2), rel=1e-7)
+
+
+def test_randomized_response_renyi_and_zcdp_bound(ch):
+    for eps in (0.3, 1.0, 2.0):
+        p = math.exp(eps) / (1 + math.exp(eps))
+        for alpha in (1.5, 2.0, 7.0):
+            direct = math.log(p**alpha * (1 - p) ** (1 - alpha) + (1 - p) ** alpha * p ** (1 - alpha)) / (alpha - 1)
+            assert ch["rr_renyi"](eps, alpha) == pytest.approx(direct, rel=1e-10)
+            assert direct / alpha <= eps**2 / 2
+        # as alpha -> 1 the slope tends to the KL divergence eps * tanh(eps / 2)
+        assert ch["rr_renyi"](eps, 1 + 1e-7) == pytest.approx(eps * math.tanh(eps / 2), rel=1e-5)
+
+
+def test_simple_and_improved_conversion_glued(g):
+    rho, delta = 0.125, 1e-6
+    assert g["acct_conv_simple"] == f"{rho + 2 * math.sqrt(rho * math.log(1 / delta)):.3f}"
+    # improved conversion minimised by brute force over a fine grid of orders
+    alphas = np.linspace(1.0001, 400, 2_000_000)
+    improved = np.min(rho * alphas + np.log1p(-1 / alphas) - (math.log(delta) + np.log(alphas)) / (alphas - 1))
+    assert float(g["acct_conv_improved"]) == pytest.approx(improved, abs=6e-4)
+    assert float(g["acct_tog_eps"]) < float(g["acct_sep_eps"])
+
+
+def test_subsampling_glued_value(g):
+    assert g["acct_sub_001"] == f"{math.log1p(0.01 * math.expm1(1.0)):.4f}"
+    assert float(g["acct_ex_q"]) == pytest.approx(math.expm1(0.1) / math.expm1(2.0), abs=5e-5)
+
+
+def test_threshold_counts_on_adult(ch, adult):
+    counts = ch["threshold_counts"](adult).reshape(ch["AGES"].size, ch["HOURS"].size)
+    assert counts.shape == (50, 20)
+    for i, j in [(0, 0), (10, 7), (49, 19), (30, 3)]:
+        a, h = ch["AGES"][i], ch["HOURS"][j]
+        assert counts[i, j] == int(((adult["age"] >= a) & (adult["hours_per_week"] >= h)).sum())
+    assert (np.diff(counts, axis=0) <= 0).all() and (np.diff(counts, axis=1) <= 0).all()
+
+
+def test_adult_noise_ladder(g):
+    sd = {k: float(g[f"acct_adult_sd_{k}"].replace(",", "")) for k in
+          ("lap", "basic", "adv", "zcdp", "rdp", "exact")}
+    assert sd["exact"] < sd["rdp"] < sd["zcdp"] < sd["adv"] < sd["basic"]
+    # Laplace noise at scale k / eps has standard deviation sqrt(2) k / eps
+    assert sd["lap"] == pytest.approx(math.sqrt(2) * 1000, abs=1)
+    # the exact sigma is that of one Gaussian with sensitivity sqrt(1000)
+    assert sd["exact"] == pytest.approx(helpers.gaussian_sigma(1.0, 1e-5, math.sqrt(1000)), abs=1)
+    assert float(g["acct_adult_basic_true_eps"]) < 0.2
+
+
+def test_census_parameters_quoted_from_the_production_code(ch, g):
+    # DAS_2020_Redistricting_Production_Code: person_default.ini has "global_scale = 339/542",
+    # prod_default.ini has "approx_dp_delta = 1e-10"; rho = 1 / global_scale ** 2
+    assert ch["CENSUS_GLOBAL_SCALE"] == 339 / 542 and ch["CENSUS_DELTA"] == 1e-10
+    rho = (542 / 339) ** 2
+    assert g["acct_census_rho"] == f"{rho:.3f}"
+    mu = math.sqrt(2 * rho)
+    assert g["acct_census_balanced"] == f"{stats.norm.cdf(mu / 2):.1%}"
+    assert float(g["acct_census_eps_gauss"]) < float(g["acct_census_eps"]) < float(g["acct_census_eps_simple"])
