@@ -13,7 +13,7 @@ or more chapters use (a test enforces it), and re-exports it from the small pack
   :func:`randomized_response` (with :func:`randomized_response_keep_probability` and
   :func:`estimate_proportion`), :func:`discrete_laplace_noise`;
 * the Gaussian mechanism (:mod:`dpcourse.gaussian`): :func:`gaussian_mechanism`,
-  :func:`gaussian_delta`, :func:`gaussian_sigma`;
+  :func:`gaussian_delta`, :func:`gaussian_epsilon`, :func:`gaussian_sigma`;
 * selection (:mod:`dpcourse.selection`): :func:`exponential_mechanism`,
   :func:`exponential_mechanism_probabilities`;
 * accounting (:mod:`dpcourse.accounting`): :class:`PrivacyAccountant`,
@@ -36,7 +36,7 @@ from dpcourse.accounting import (BudgetExceededError, PrivacyAccountant, gaussia
 from dpcourse.attacks import differencing_attack_success, hypothesis_test_bound
 from dpcourse.auditing import AuditResult, audit_epsilon
 from dpcourse.data import ADULT_CATEGORIES, DATA_DIR, IGOR_INDEX, load_adult, load_health
-from dpcourse.gaussian import gaussian_delta, gaussian_mechanism, gaussian_sigma
+from dpcourse.gaussian import gaussian_delta, gaussian_epsilon, gaussian_mechanism, gaussian_sigma
 from dpcourse.mechanisms import (discrete_laplace_noise, estimate_proportion, laplace_mechanism,
                                  randomized_response, randomized_response_keep_probability)
 from dpcourse.randomness import DEFAULT_SEED, SecureRandom, make_rng
@@ -58,6 +58,7 @@ __all__ = [
     "exponential_mechanism",
     "exponential_mechanism_probabilities",
     "gaussian_delta",
+    "gaussian_epsilon",
     "gaussian_mechanism",
     "gaussian_rdp_epsilon",
     "gaussian_sigma",

@@ -119,6 +119,12 @@ def test_gaussian_mechanism_noise_is_normal_with_sd_sigma():
     (lambda: helpers.gaussian_mechanism(1.0, 0.0, helpers.make_rng(0)), ValueError, "sigma"),
     (lambda: helpers.gaussian_mechanism(float("nan"), 1.0, helpers.make_rng(0)), ValueError, "value"),
     (lambda: helpers.gaussian_mechanism(1.0, 1.0, None), TypeError, "rng"),
+    (lambda: helpers.gaussian_epsilon(0.0, 1e-5), ValueError, "sigma"),
+    (lambda: helpers.gaussian_epsilon(1.0, 0.0), ValueError, "delta"),
+    (lambda: helpers.gaussian_epsilon(1.0, [1e-5, 1.0]), ValueError, "delta"),
+    (lambda: helpers.gaussian_epsilon(1.0, float("nan")), ValueError, "delta"),
+    (lambda: helpers.gaussian_epsilon(1.0, "1e-5"), TypeError, "delta"),
+    (lambda: helpers.gaussian_epsilon(1.0, 1e-5, -1.0), ValueError, "l2_sensitivity"),
 ])
 def test_bad_input_is_rejected(call, exc, word):
     with pytest.raises(exc, match=word):
@@ -149,3 +155,32 @@ def test_delta_equals_the_expected_privacy_loss_excess(epsilon, delta, l2):
     analytic = helpers.gaussian_sigma(epsilon, delta, l2)
     assert delta_by_integration(analytic, epsilon, l2) == pytest.approx(delta, rel=1e-3)
     assert analytic < helpers.gaussian_sigma(epsilon, delta, l2, method="classic")
+
+
+@pytest.mark.parametrize("sigma, delta, l2", [(1.0, 1e-5, 1.0), (3.7306, 1e-5, math.sqrt(2)),
+                                              (20.0, 1e-10, 30.0), (0.3, 1e-3, 1.0)])
+def test_epsilon_is_the_smallest_epsilon_meeting_delta(sigma, delta, l2):
+    eps = helpers.gaussian_epsilon(sigma, delta, l2)
+    assert delta_mpmath(sigma, eps, l2) <= delta * (1 + 1e-9)
+    assert delta_mpmath(sigma, eps * (1 - 1e-7), l2) > delta
+
+
+def test_epsilon_inverts_sigma_and_agrees_with_dp_accounting():
+    import dp_accounting as dpa
+    for epsilon, delta in [(0.5, 1e-6), (1.0, 1e-5), (4.0, 1e-9)]:
+        sigma = helpers.gaussian_sigma(epsilon, delta)
+        assert helpers.gaussian_epsilon(sigma, delta) == pytest.approx(epsilon, abs=1e-9)
+    accountant = dpa.pld.PLDAccountant(value_discretization_interval=1e-4)
+    accountant.compose(dpa.GaussianDpEvent(5.0), 4)  # four releases = sensitivity 2 once
+    exact = helpers.gaussian_epsilon(5.0, 1e-6, 2.0)
+    assert exact <= accountant.get_epsilon(1e-6) <= exact + 2e-3
+
+
+def test_epsilon_is_vectorised_and_zero_when_delta_is_already_met():
+    deltas = np.array([1e-9, 1e-6, 1e-3, 0.3])
+    eps = helpers.gaussian_epsilon(2.0, deltas)
+    assert eps.shape == (4,) and (np.diff(eps) < 0).all()
+    assert [helpers.gaussian_epsilon(2.0, float(d)) for d in deltas] == pytest.approx(list(eps), abs=1e-12)
+    # at sigma = 1 the total variation distance delta(0) = 2 Phi(1/2) - 1 is about 0.383
+    assert helpers.gaussian_epsilon(1.0, 0.5) == 0.0
+    assert helpers.gaussian_epsilon(1.0, 0.38) > 0.0

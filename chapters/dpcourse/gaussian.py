@@ -2,7 +2,7 @@ r"""The Gaussian mechanism and its calibration for approximate (ε, δ)-DP.
 
 :func:`gaussian_mechanism` adds :math:`\mathcal N(0, \sigma^2)` noise to each coordinate.
 :func:`gaussian_delta` gives the *exact* δ that a noise level σ achieves at a given ε
-(Balle and Wang 2018, Theorem 8), and :func:`gaussian_sigma` finds the noise level for a
+(Balle and Wang 2018, Theorem 8), :func:`gaussian_epsilon` inverts it, and :func:`gaussian_sigma` finds the noise level for a
 target (ε, δ): the smallest σ by the exact condition (``method="analytic"``) or the textbook
 formula, which is only proved for ε < 1 (``method="classic"``; Dwork and Roth 2014, Thm A.1).
 """
@@ -136,6 +136,54 @@ def gaussian_sigma(
     while gaussian_delta(sigma, epsilon, l2) > delta:  # round up, never down
         sigma = math.nextafter(sigma, math.inf)
     return sigma
+
+
+def gaussian_epsilon(
+    sigma: float, delta: float | Sequence[float] | np.ndarray, l2_sensitivity: float = 1.0
+) -> float | np.ndarray:
+    r"""Smallest ε at which the Gaussian mechanism is (ε, δ)-DP: the inverse of :func:`gaussian_delta`.
+
+    The exact δ(ε) of :func:`gaussian_delta` decreases in ε, so for each target δ the
+    smallest ε with ``gaussian_delta(sigma, epsilon, l2_sensitivity) <= delta`` is found by
+    bisection (in log space, 80 halvings, rounded up so the returned ε always meets δ).
+    Because k Gaussian releases with noise σ compose exactly into one with L2 sensitivity
+    :math:`\sqrt{k}\,\Delta_2`, this is also the exact ε of k releases.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation, ``> 0``.
+    delta : float or array_like of float
+        Target δ(s), each in (0, 1).
+    l2_sensitivity : float, default 1.0
+        L2 sensitivity :math:`\Delta_2 > 0`, under the neighbour relation in use.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ε ≥ 0, same shape as ``delta``; 0 where the mechanism is already (0, δ)-DP.
+
+    Examples
+    --------
+    >>> round(gaussian_epsilon(3.730631634815944, 1e-5), 6)
+    1.0
+    """
+    sigma = check_positive(sigma, "sigma")
+    l2 = check_positive(l2_sensitivity, "l2_sensitivity")
+    target = check_array(delta, "delta")
+    if np.any((target <= 0) | (target >= 1)):
+        raise ValueError("delta must be in (0, 1)")
+    log_target = np.log(target)
+    lo = np.zeros_like(target)
+    hi = np.ones_like(target)
+    while np.any(_log_delta(sigma, hi, l2) > log_target):   # grow the bracket where needed
+        hi = np.where(_log_delta(sigma, hi, l2) > log_target, 2.0 * hi, hi)
+    for _ in range(80):
+        mid = (lo + hi) / 2.0
+        too_small = _log_delta(sigma, mid, l2) > log_target
+        lo, hi = np.where(too_small, mid, lo), np.where(too_small, hi, mid)
+    hi = np.where(_log_delta(sigma, np.zeros_like(target), l2) <= log_target, 0.0, hi)
+    return as_scalar_or_array(hi)
 
 
 def gaussian_mechanism(
