@@ -1,0 +1,162 @@
+"""Tests for the approximate-DP chapter.
+
+The chapter's claims are recomputed independently: exact distributions by counting, the
+Gaussian privacy profile from scipy's normal CDF, Google's ``dp_accounting`` (its closed-form
+calibration, a search over its PLD accountant, and PLD epsilons), and numerical integration.
+"""
+
+from __future__ import annotations
+
+import math
+
+import dp_accounting as dpa
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate, stats
+from scipy.optimize import brentq
+
+import helpers
+from conftest import glued
+from notebook_code import notebook_namespace
+
+NAMES = ["sci", "published", "SIGMA_1", "record_distribution", "classic_sigma", "classic_excess", "laplace_delta",
+         "catastrophe_delta", "queries", "true_counts"]
+
+
+@pytest.fixture(scope="module")
+def ch():
+    return notebook_namespace("approximate-dp", NAMES)
+
+
+@pytest.fixture(scope="module")
+def g():
+    return glued("approximate-dp")
+
+
+def delta_scipy(sigma, epsilon, l2=1.0):
+    # Balle and Wang (2018), Theorem 8, with scipy's normal CDF (moderate values only)
+    a, b = l2 / (2 * sigma), epsilon * sigma / l2
+    return stats.norm.cdf(a - b) - math.exp(epsilon) * stats.norm.cdf(-a - b)
+
+
+def test_random_record_delta_on_a_small_table_with_duplicates(ch):
+    df = pd.DataFrame({"a": [1, 1, 1, 2, 3], "b": ["x", "x", "x", "y", "z"]})
+    n = len(df)
+    for removed, copies in [(0, 3), (3, 1)]:
+        p = ch["record_distribution"](df)
+        q = ch["record_distribution"](df.drop(index=removed)).reindex(p.index, fill_value=0.0)
+        forward = float(np.clip(p - q, 0, None).sum())
+        backward = float(np.clip(q - p, 0, None).sum())
+        expected = (n - copies) / (n * (n - 1))  # the proof's total variation distance
+        assert forward == pytest.approx(expected) and backward == pytest.approx(expected)
+    assert expected == pytest.approx(1 / n)  # a unique row gives exactly 1/n
+
+
+def test_random_record_glue_is_one_over_n(ch, g, adult):
+    assert g["approx_n"] == f"{len(adult):,}"
+    assert g["approx_one_over_n"] == ch["sci"](1 / len(adult))
+
+
+def test_exposure_shares_match_the_binomial(g, adult):
+    n = len(adult)
+    assert float(g["approx_expose_share_1n"].rstrip("%")) == pytest.approx(
+        100 * (1 - (1 - 1 / n) ** n), abs=1)
+    assert float(g["approx_expose_share_1e6"].rstrip("%")) == pytest.approx(
+        100 * (1 - (1 - 1e-6) ** n), abs=0.2)
+
+
+def test_gaussian_privacy_profile_at_sigma_one(g):
+    assert g["approx_plrv_delta1"] == f"{delta_scipy(1.0, 1.0):.4f}"
+    assert g["approx_plrv_tail1"] == f"{stats.norm.sf(1.0, 0.5, 1.0):.4f}"
+    assert float(g["approx_plrv_tail1"]) > float(g["approx_plrv_delta1"])
+
+
+def test_where_the_classical_sigma_breaks(ch, g):
+    def excess(eps, delta):
+        sigma = math.sqrt(2 * math.log(1.25 / delta)) / eps
+        return math.log(delta_scipy(sigma, eps) / delta)
+
+    for key, delta in [("approx_break_1e3", 1e-3), ("approx_break_1e5", 1e-5),
+                       ("approx_ex_break_1e6", 1e-6)]:
+        assert g[key] == f"{brentq(excess, 1.0, 15.0, args=(delta,)):.2f}"
+    true_delta = delta_scipy(float(ch["classic_sigma"](1.0, 1e-5)), 1.0)
+    assert g["approx_classic_true_delta"] == ch["sci"](true_delta)
+    assert true_delta < 1e-5 / 100
+
+
+def test_analytic_to_classical_ratios_with_dp_accounting(g):
+    def ratio(eps):
+        return dpa.get_sigma_gaussian(eps, 1e-5) / (math.sqrt(2 * math.log(1.25e5)) / eps)
+
+    assert g["approx_ratio_01"] == f"{ratio(0.1):.3f}"
+    assert g["approx_ratio_1"] == f"{ratio(1.0):.3f}"
+    assert g["approx_ratio_10"] == f"{ratio(10.0):.3f}" and ratio(10.0) > 1
+
+
+def test_course_sigma_equals_a_search_over_the_pld_accountant(g):
+    searched = dpa.calibrate_dp_mechanism(dpa.pld.PLDAccountant, dpa.GaussianDpEvent, 1.0, 1e-5)
+    assert float(g["approx_sigma_1"]) == pytest.approx(searched, abs=1e-4)
+
+
+def test_audit_glue_is_sound_and_catches_both_bugs(g):
+    sigma = helpers.gaussian_sigma(1.0, 1e-5)
+    for key_true, key_lb, l2 in [("approx_audit_true_hist", "approx_audit_lb_hist", math.sqrt(2)),
+                                 ("approx_audit_true_nine", "approx_audit_lb_nine", 3.0)]:
+        accountant = dpa.pld.PLDAccountant(value_discretization_interval=1e-4)
+        accountant.compose(dpa.GaussianDpEvent(sigma / l2))  # noise multiplier sigma / sensitivity
+        assert float(g[key_true]) == pytest.approx(accountant.get_epsilon(1e-5), abs=0.006)
+        assert 1.0 < float(g[key_lb]) <= float(g[key_true])
+    assert float(g["approx_audit_lb_ok"]) <= 1.0
+
+
+def test_attacker_success(g):
+    sigma = dpa.get_sigma_gaussian(1.0, 1e-5)
+    assert g["approx_test_bound"] == f"{(math.e + 1e-5) / (1 + math.e):.1%}"
+    assert g["approx_test_exact"] == f"{stats.norm.cdf(1 / (2 * sigma)):.1%}"
+
+
+@pytest.mark.parametrize("epsilon0", [0.5, 1.0, 2.0])
+def test_laplace_privacy_profile_by_integration(ch, epsilon0):
+    for eps in (0.0, epsilon0 / 3, 0.9 * epsilon0, epsilon0, 2 * epsilon0):
+        def excess(y):  # (p_D - e^eps p_D')_+ for Laplace(1, 1/eps0) against Laplace(0, 1/eps0)
+            p = epsilon0 / 2 * math.exp(-epsilon0 * abs(y - 1))
+            q = epsilon0 / 2 * math.exp(-epsilon0 * abs(y))
+            return max(p - math.exp(eps) * q, 0.0)
+
+        numeric = sum(integrate.quad(excess, lo, hi, limit=200)[0]
+                      for lo, hi in [(-60, 0), (0, 1), (1, 61)])
+        assert float(ch["laplace_delta"](eps, epsilon0)) == pytest.approx(numeric, abs=1e-7)
+
+
+def test_catastrophe_profile_has_a_floor(ch, g):
+    eps = np.array([1.0, 2.0, 10.0, 50.0])
+    assert np.allclose(ch["catastrophe_delta"](eps), 1e-5, rtol=0, atol=1e-18)
+    assert ch["catastrophe_delta"](0.5) > 1e-5
+    sigma = helpers.gaussian_sigma(1.0, 1e-5)
+    assert g["approx_gauss_delta_2"] == ch["sci"](delta_scipy(sigma, 2.0))
+
+
+def test_workload_queries_and_crossover(ch, g, adult):
+    queries, counts = ch["queries"], ch["true_counts"]
+    assert len(queries) == 172 and len(set(queries)) == 172
+    for (column, threshold), count in list(zip(queries, counts))[:20]:
+        assert count == (adult[column] >= threshold).sum()
+    sigma_one = dpa.get_sigma_gaussian(1.0, 1e-6)
+    d = np.arange(1, 173)
+    assert g["approx_cross_d"] == int(d[np.argmax(sigma_one * np.sqrt(d) < math.sqrt(2) * d)])
+    # simulated errors within 5 % of the noise standard deviations (172 x 200 draws each)
+    assert float(g["approx_w_lap_172"]) == pytest.approx(math.sqrt(2) * 172, rel=0.05)
+    assert float(g["approx_w_gauss_172"]) == pytest.approx(sigma_one * math.sqrt(172), rel=0.05)
+    assert g["approx_w_median"] == f"{np.median(counts):,.0f}"
+
+
+def test_exercise_answers(g):
+    assert g["approx_ex_loss_a"] == f"{0.5 + math.log(2):.3f}"
+    assert float(g["approx_ex_sigma_r1"]) / float(g["approx_ex_sigma_ar"]) == pytest.approx(
+        math.sqrt(2), abs=0.01)
+    sigma = dpa.get_sigma_gaussian(1.0, 1e-5)
+    accountant = dpa.pld.PLDAccountant(value_discretization_interval=1e-4)
+    accountant.compose(dpa.GaussianDpEvent(sigma / 3))
+    assert float(g["approx_ex_group_eps"]) == pytest.approx(accountant.get_epsilon(1e-5), abs=0.006)
+    assert g["approx_ex_group_exact"].startswith(f"{delta_scipy(sigma, 3.0, 3.0):.1e}"[:3])
