@@ -28,6 +28,9 @@ ELSEWHERE = {
     "_config_forced.yml": "a temporary file benchmarks/run.py writes",
     "CELL.py": "a pattern in tests/sanitize.cfg",
     "broken.yml": "a temporary workflow that tests/test_workflow.py breaks on purpose",
+    "person_default.ini": "the Census Bureau's 2020 DAS production code, quoted and cited",
+    "prod_default.ini": "the Census Bureau's 2020 DAS production code, quoted and cited",
+    "curve.py": "the Census Bureau's 2020 DAS production code, quoted and cited",
 }
 
 
