@@ -34,7 +34,7 @@ ALLOWED_WITH_ONE_USER = {
 AWAITING_SECOND_CHAPTER = {
     "SecureRandom", "discrete_laplace_noise", "randomized_response", "estimate_proportion",
     "exponential_mechanism",
-    "exponential_mechanism_probabilities", "rdp_to_dp", "zcdp_to_dp", "gaussian_rdp_epsilon",
+    "rdp_to_dp", "gaussian_rdp_epsilon",
     "subsampled_gaussian_rdp",
 }
 
