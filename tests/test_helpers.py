@@ -33,7 +33,6 @@ ALLOWED_WITH_ONE_USER = {
 #: when that chapter lands.
 AWAITING_SECOND_CHAPTER = {
     "SecureRandom", "discrete_laplace_noise", "randomized_response", "estimate_proportion",
-    "exponential_mechanism",
     "rdp_to_dp", "gaussian_rdp_epsilon",
     "subsampled_gaussian_rdp",
 }

@@ -1,0 +1,159 @@
+"""Tests for the unknown-ranges chapter.
+
+Smooth sensitivity and the distance to instability are checked by brute force over every dataset
+within k replacements of a small one; utilities by adding and removing people; the interval's
+coverage and the ratio's bias by Monte Carlo with seeds of their own.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import glued
+from notebook_code import notebook_namespace
+
+NAMES = ["ages", "median_a_k", "median_distance_to_instability", "smooth_sensitivity_median",
+         "quantile_utility", "block_of_each_person", "noise_interval", "expected_inverse_count",
+         "laplace_log_density", "positional_aggregate", "noisy_clipped_mean"]
+
+
+@pytest.fixture(scope="module")
+def ch():
+    return notebook_namespace("unknown-ranges", NAMES)
+
+
+@pytest.fixture(scope="module")
+def g():
+    return glued("unknown-ranges")
+
+
+def local_sensitivity_brute(x, lower, upper):
+    """Largest change of the median when one value is replaced (by lower or upper, the extremes)."""
+    base = np.median(x)
+    changes = [abs(np.median(np.r_[x[:i], [v], x[i + 1:]]) - base) for i in range(len(x)) for v in (lower, upper)]
+    return max(changes)
+
+
+def a_k_brute(x, lower, upper, k, values):
+    """Largest local sensitivity over every dataset within k replacements (values from `values`)."""
+    best = 0.0
+    for positions in itertools.combinations(range(len(x)), k):
+        for replacement in itertools.product(values, repeat=k):
+            y = np.array(x, dtype=float)
+            y[list(positions)] = replacement
+            best = max(best, local_sensitivity_brute(y, lower, upper))
+    return best
+
+
+@pytest.mark.parametrize("data", [[20, 20, 80, 80, 80], [1, 2, 3, 7, 9], [5, 5, 5, 5, 50], [0, 10, 30]])
+def test_a_k_matches_brute_force(ch, data):
+    lower, upper = 0.0, 100.0
+    x = np.sort(np.array(data, dtype=float))
+    values = sorted(set(data) | {lower, upper})
+    for k in range(0, 4):  # enough to pass from local values to the padded extremes
+        assert ch["median_a_k"](x, lower, upper, k) == a_k_brute(x, lower, upper, k, values)
+
+
+def test_smooth_sensitivity_against_every_k(ch, g):
+    x = np.array([20.0, 20.0, 80.0, 80.0, 80.0])
+    full = max(math.exp(-0.1 * k) * ch["median_a_k"](x, 0, 100, k) for k in range(200))
+    assert ch["smooth_sensitivity_median"](x, 0, 100, 0.1)[0] == pytest.approx(full)
+    assert g["range_ex_ss"] == f"{full:.1f}" and g["range_ex_ss_k"] == 2
+
+
+def test_distance_to_instability_by_brute_force(ch):
+    x = np.sort(np.array([10.0, 11.0, 12.0, 12.0, 13.0, 14.0, 15.0]))
+    values = sorted(set(x) | {0.0, 100.0})
+    for b in (0.5, 1.0, 2.5):
+        d = ch["median_distance_to_instability"](x, 0, 100, b)
+        assert a_k_brute(x, 0, 100, d, values) > b
+        assert d == 0 or a_k_brute(x, 0, 100, d - 1, values) <= b
+
+
+def test_smooth_sensitivity_on_adult_stopping_rule(ch, adult):
+    ages = np.sort(adult["age"].to_numpy(float))
+    beta = 1.0 / (2 * math.log(2 / 1e-6))
+    smooth, k = ch["smooth_sensitivity_median"](ages, 0, 125, beta)
+    # no k beyond the stopping point can beat it: e^{-k beta} (U - L) is an upper bound
+    k_stop = math.ceil(math.log(125 / smooth) / beta)
+    later = max(math.exp(-j * beta) * ch["median_a_k"](ages, 0, 125, j) for j in range(k, k_stop + 50))
+    assert later <= smooth * (1 + 1e-12)
+    assert smooth < 1e-5  # thousands of people share the median age
+
+
+@pytest.mark.parametrize("q", [0.5, 0.9, 0.95])
+def test_quantile_utility_sensitivity_by_adding_and_removing(ch, adult, q):
+    ages = adult.loc[adult["native_country"] == "Canada", "age"].to_numpy(float)
+    grid = np.arange(0, 126)
+    base = ch["quantile_utility"](ages, grid, q)
+    changes = [np.max(np.abs(ch["quantile_utility"](np.r_[ages, [v]], grid, q) - base)) for v in (0, 17, 41, 125)]
+    changes += [np.max(np.abs(ch["quantile_utility"](np.delete(ages, i), grid, q) - base)) for i in range(0, 121, 10)]
+    assert max(changes) <= max(q, 1 - q) + 1e-12
+    assert max(changes) == pytest.approx(max(q, 1 - q))
+
+
+def test_data_dependent_bound_has_unbounded_loss(ch):
+    loss = [ch["laplace_log_density"](y, 110.0, 110.0) - ch["laplace_log_density"](y, 0.0, 80.0)
+            for y in (-1e3, -1e4, -1e5)]
+    slope = (loss[2] - loss[1]) / 9e4
+    assert slope == pytest.approx(1 / 80 - 1 / 110, rel=1e-6) and loss[2] > 100
+
+
+def test_clipping_sweep_and_quantile_glue(g, adult):
+    canada = adult.loc[adult["native_country"] == "Canada"]
+    assert g["range_n"] == 121 and g["range_max_age"] == f"{canada['age'].max():g}"
+    assert g["range_q95_true"] == f"{np.quantile(canada['age'], 0.95):g}"
+    assert float(g["range_rmse_private"]) < float(g["range_rmse_public"])
+    assert float(g["range_rmse_best_age"]) < float(g["range_rmse_public_age"])
+
+
+def test_noise_interval_coverage_by_monte_carlo(ch):
+    rng = np.random.default_rng(77)
+    true_sum, true_count, scale_s, scale_c = 5000.0, 120.0, 250.0, 2.0
+    noisy_sum = true_sum + rng.laplace(0, scale_s, 20_000)
+    noisy_count = true_count + rng.laplace(0, scale_c, 20_000)
+    low, high = ch["noise_interval"](noisy_sum, noisy_count, scale_s, scale_c)
+    coverage = np.mean((low <= true_sum / true_count) & (true_sum / true_count <= high))
+    assert coverage >= 0.95
+
+
+def test_expected_inverse_count_by_monte_carlo(ch):
+    rng = np.random.default_rng(8)
+    for count, scale in [(13.0, 4.0), (44.0, 4.0), (121.0, 4.0)]:
+        draws = count + rng.laplace(0, scale, 2_000_000)
+        kept = draws[draws >= 10]
+        assert ch["expected_inverse_count"](count, scale) == pytest.approx(np.mean(1 / kept), rel=2e-3)
+
+
+def test_hashed_blocks_depend_on_each_record_alone(ch, adult):
+    ids = adult["ssn"]
+    blocks = ch["block_of_each_person"](ids, 101)
+    without = ch["block_of_each_person"](ids.drop(index=ids.index[0]), 101)
+    assert (blocks[1:] == without).all()
+    counts = np.bincount(blocks, minlength=101)
+    assert counts.min() > 0.7 * counts.mean()  # roughly balanced
+
+
+def test_positional_blocks_counterexample(ch, g):
+    rows = np.tile([0.0, 1.0], 10)
+    assert ch["positional_aggregate"](rows) == 0.0 and ch["positional_aggregate"](rows[1:]) == 1.0
+    assert g["range_ex_shift"] == "1"
+
+
+def test_ptr_textbook_threshold_numbers(g, adult):
+    n = len(adult)
+    delta = 1 / n**2
+    assert g["range_ex_pass_n2"] == f"{0.5 * math.exp(-0.5 * math.log(2 / delta)):.1e}"
+    assert int(g["range_ex_ratio_n2"].replace(",", "")) > 10_000
+
+
+def test_comparison_glue(g):
+    assert float(g["range_cmp_gs_canada"]) == pytest.approx(125 * math.sqrt(2), rel=0.15)
+    assert float(g["range_cmp_em_canada"]) < float(g["range_cmp_ss_canada"]) < float(g["range_cmp_gs_canada"])
+    assert g["range_cmp_ptr_share_canada"] == "0%"
+    assert float(g["range_ci_coverage"].rstrip("%")) >= 95
