@@ -33,7 +33,7 @@ ALLOWED_WITH_ONE_USER = {
 #: when that chapter lands.
 AWAITING_SECOND_CHAPTER = {
     "SecureRandom", "discrete_laplace_noise", "randomized_response", "estimate_proportion",
-    "rdp_to_dp", "gaussian_rdp_epsilon",
+    "rdp_to_dp",
     "subsampled_gaussian_rdp",
 }
 
