@@ -1,0 +1,141 @@
+"""Tests for the synthetic-data chapter.
+
+The generator's budget is checked against OpenDP's conversion and the zCDP rules; the marginals
+against pandas crosstabs over the public domain; the sampler against the model it samples from
+(a chi-square test with a fixed seed); the selection score's sensitivity by adding a person.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+import helpers
+from conftest import glued
+from notebook_code import notebook_namespace
+
+NAMES = ["encode", "marginal", "to_probabilities", "rho_for", "mst_lite", "sample", "reproduced_share",
+         "holdout_accuracy", "COLUMNS", "SIZES", "real_train", "real_holdout", "train", "perturbed"]
+
+
+@pytest.fixture(scope="module")
+def ch():
+    return notebook_namespace("synthetic-data", NAMES)
+
+
+@pytest.fixture(scope="module")
+def g():
+    return glued("synthetic-data")
+
+
+def test_encoding_uses_the_public_domain(ch):
+    codes = ch["real_train"]
+    assert codes.shape[1] == 11 and (codes >= 0).all() and (codes < ch["SIZES"]).all()
+    # a one-row table gets the same codes as in the full table: nothing is learnt from the data
+    one = ch["encode"](ch["train"].iloc[[5]])
+    assert (one == codes[5]).all()
+
+
+def test_marginal_matches_pandas_over_the_full_domain(ch):
+    codes, sizes = ch["real_train"], ch["SIZES"]
+    counts = ch["marginal"](codes, (0, 3)).reshape(sizes[0], sizes[3])
+    expected = pd.crosstab(codes[:, 0], codes[:, 3]).reindex(index=range(sizes[0]), columns=range(sizes[3]),
+                                                            fill_value=0)
+    assert (counts == expected.to_numpy()).all() and counts.sum() == len(codes)
+
+
+def test_budget_split_adds_up(ch):
+    rho = ch["rho_for"](1.0, 1e-6)
+    assert helpers.zcdp_to_dp(rho, 1e-6) <= 1.0 < helpers.zcdp_to_dp(rho * 1.001, 1e-6)
+    model = ch["mst_lite"](ch["real_train"], 1.0, 1e-6, helpers.make_rng(0))
+    d = len(ch["COLUMNS"])
+    rho_one_way = d / (2 * model["sigma_1"] ** 2)            # L2 sensitivity sqrt(d)
+    rho_select = (d - 1) * (math.sqrt(8 * (rho / 3) / (d - 1)) ** 2) / 8   # exponential mechanism
+    rho_two_way = (d - 1) / (2 * model["sigma_2"] ** 2)      # L2 sensitivity sqrt(d - 1)
+    assert rho_one_way + rho_select + rho_two_way == pytest.approx(rho, rel=1e-9)
+    assert len(model["edges"]) == d - 1
+    # the chosen pairs form a spanning tree
+    parent = list(range(d))
+
+    def find(i):
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    for a, b in model["edges"]:
+        assert find(a) != find(b)
+        parent[find(a)] = find(b)
+
+
+def test_selection_score_sensitivity_is_one(ch):
+    # the score |M_ab(D) - n~ p_a (x) p_b|_1 with fixed (already released) n~, p_a, p_b
+    codes, sizes = ch["real_train"], ch["SIZES"]
+    rng = np.random.default_rng(4)
+    p_a, p_b = rng.dirichlet(np.ones(sizes[1])), rng.dirichlet(np.ones(sizes[4]))
+    estimate = 26_000.0 * np.outer(p_a, p_b).ravel()
+    base = np.abs(ch["marginal"](codes, (1, 4)) - estimate).sum()
+    for row in rng.integers(0, len(codes), 50):
+        added = np.vstack([codes, codes[row]])
+        assert abs(np.abs(ch["marginal"](added, (1, 4)) - estimate).sum() - base) <= 1 + 1e-9
+
+
+def test_sampler_follows_the_model(ch):
+    model = ch["mst_lite"](ch["real_train"], 10.0, 1e-6, helpers.make_rng(1))
+    rows = ch["sample"](model, 60_000, helpers.make_rng(2))
+    sizes = ch["SIZES"]
+    root = np.bincount(rows[:, 0], minlength=sizes[0])
+    expected = ch["to_probabilities"](model["one_way"][0]) * len(rows)
+    keep = expected > 5
+    assert stats.chisquare(root[keep], expected[keep] * root[keep].sum() / expected[keep].sum()).pvalue > 1e-3
+    # an edge's conditional distribution, for the most common parent value
+    a, b = model["edges"][0]
+    table = np.clip(model["two_way"][(a, b)].reshape(sizes[a], sizes[b]), 0, None)
+    parent_value = int(np.argmax(np.bincount(rows[:, a], minlength=sizes[a])))
+    child = rows[rows[:, a] == parent_value, b]
+    probs = table[parent_value] / table[parent_value].sum()
+    observed = np.bincount(child, minlength=sizes[b])
+    keep = probs * len(child) > 5
+    assert stats.chisquare(observed[keep], probs[keep] / probs[keep].sum() * observed[keep].sum()).pvalue > 1e-3
+
+
+def test_opendp_conversion_glue(g):
+    assert g["synth_ex_opendp_eps"] == "1.0000"
+    rho = float(g["synth_rho_1"])
+    assert float(g["synth_ex_eps_round"]) == pytest.approx(math.sqrt(8 * (rho / 3) / 10), abs=2e-3)
+
+
+def test_support_leak_numbers(g, adult):
+    present = adult.groupby(["age", "occupation"]).size()
+    assert g["synth_ex_present"] == f"{len(present):,}"
+    assert g["synth_ex_domain"] == f"{74 * 14:,}"
+    assert len(present) < 74 * 14
+
+
+def test_perturbing_generator_links_and_copies(ch, g):
+    assert int(g["synth_linked"].replace(",", "")) > 0 and g["synth_linked_income"] == "100.0%"
+    seen = float(g["synth_copy_perturb_seen"].rstrip("%"))
+    unseen = float(g["synth_copy_perturb_unseen"].rstrip("%"))
+    assert seen > unseen + 20
+    dp_seen, dp_unseen = float(g["synth_copy_dp_seen"].rstrip("%")), float(g["synth_copy_dp_unseen"].rstrip("%"))
+    assert abs(dp_seen - dp_unseen) < 3
+
+
+def test_reproduced_share_on_a_toy_table(ch):
+    sizes = ch["SIZES"]
+    reference = np.zeros((4, len(sizes)), dtype=int)
+    reference[1, 0] = 1
+    reference[2, 0] = 2
+    reference[3, 0] = 2  # rows 0 and 1 are unique, rows 2 and 3 are duplicates
+    synthetic = reference[[0, 2]]
+    assert ch["reproduced_share"](reference, synthetic) == 0.5
+
+
+def test_evaluation_glue(g):
+    assert float(g["synth_2way_1"]) < float(g["synth_2way_ind_1"])
+    assert float(g["synth_2way_01"]) > float(g["synth_2way_1"])
+    assert float(g["synth_acc_real"].rstrip("%")) > float(g["synth_acc_majority"].rstrip("%"))
+    assert g["synth_income_links"] == "relationship"
