@@ -1,0 +1,153 @@
+"""Tests for the DP-in-the-wild chapter.
+
+Numbers typed from published sources are checked against the sentences quoted from those sources
+(the abstracts of the cited reports, kept here), and every computed number is recomputed: the
+Census conversions, RAPPOR's bound by enumerating Bloom filters, the worked release's accounting.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import helpers
+from conftest import glued
+from notebook_code import notebook_namespace
+
+CHAPTER = Path(__file__).resolve().parent.parent / "chapters" / "dp-in-the-wild.ipynb"
+
+#: Sentences from the primary sources (abstracts), the text the chapter quotes and cites.
+SOURCES = {
+    "abowd2023failed": (
+        "Using only 34 published tables, we reconstruct five variables (census block, sex, age, race, "
+        "and ethnicity) in the confidential 2010 Census person records. [...] Using only published "
+        "data, an attacker can verify that all records in 70% of all census blocks (97 million "
+        "people) are perfectly reconstructed. [...] correctly infer the actual census response on "
+        "race and ethnicity for 3.4 million vulnerable population uniques (persons with nonmodal "
+        "characteristics) with 95% accuracy"),
+    "tang2017privacy": (
+        "We find that although Apple's deployment ensures that the (differential) privacy loss per "
+        "each datum submitted to its servers is 1 or 2, the overall privacy loss permitted by the "
+        "system is significantly higher, as high as 16 per day for the four initially announced "
+        "applications of Emojis, New words, Deeplinks and Lookup Hints. Furthermore, Apple renews "
+        "the privacy budget available every day, which leads to a possible privacy loss of 16 times "
+        "the number of days since user opt-in"),
+    "bavadekar2020symptoms": (
+        "The anonymization process is designed to protect the daily symptom search activity of "
+        "every user with ε-differential privacy for ε = 1.68."),
+    "bavadekar2021vaccination": (
+        "The applied anonymization techniques protect every user's daily search activity related to "
+        "COVID-19 vaccinations with (ε, δ)-differential privacy for ε = 2.19 and δ = 10⁻⁵."),
+}
+
+
+@pytest.fixture(scope="module")
+def ch():
+    return notebook_namespace("dp-in-the-wild", ["rappor_longitudinal_epsilon", "deployments", "table",
+                                                 "rho_persons"])
+
+
+@pytest.fixture(scope="module")
+def g():
+    return glued("dp-in-the-wild")
+
+
+def _markdown() -> str:
+    cells = json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+
+
+def _normalise(text: str) -> str:
+    return re.sub(r"\s+", " ", text.replace("’", "'"))
+
+
+@pytest.mark.parametrize("quote", [
+    "Using only 34 published tables, we reconstruct five variables (census block, sex, age, race, and ethnicity) in the confidential 2010 Census person records",
+    "an attacker can verify that all records in 70% of all census blocks (97 million people) are perfectly reconstructed",
+    "3.4 million vulnerable population uniques",
+    "the (differential) privacy loss per each datum submitted to its servers is 1 or 2",
+    "as high as 16 per day",
+    "16 times the number of days since user opt-in",
+    "the daily symptom search activity of every user with ε-differential privacy for ε = 1.68",
+    "every user's daily search activity related to COVID-19 vaccinations with (ε, δ)-differential privacy for ε = 2.19 and δ = 10⁻⁵",
+])
+def test_every_quotation_in_the_chapter_is_in_its_source(quote):
+    assert _normalise(quote) in _normalise(_markdown())
+    assert any(_normalise(quote) in _normalise(source) for source in SOURCES.values())
+
+
+def test_deployment_table_matches_the_sources(ch):
+    table = ch["deployments"]
+    assert table.loc["Apple macOS 10.12, per datum (1 or 2)", "epsilon"] == 2.0
+    assert table.loc["Apple macOS 10.12, four applications", "epsilon"] == 16.0
+    assert table.loc["Google COVID-19 symptoms", "epsilon"] == 1.68
+    assert table.loc["Google COVID-19 vaccination search", ["epsilon", "delta"]].tolist() == [2.19, "1e-05"]
+    for key, number in [("tang2017privacy", "16 per day"), ("bavadekar2020symptoms", "ε = 1.68"),
+                        ("bavadekar2021vaccination", "ε = 2.19")]:
+        assert number in SOURCES[key]
+
+
+def test_census_numbers(ch, g):
+    rho = (542 / 339) ** 2
+    assert ch["rho_persons"] == rho
+    alphas = np.linspace(1.0001, 100, 2_000_000)
+    improved = np.min(rho * alphas + np.log1p(-1 / alphas) - (math.log(1e-10) + np.log(alphas)) / (alphas - 1))
+    assert float(g["wild_census_eps"]) == pytest.approx(improved, abs=0.006)
+    assert g["wild_ex_simple"] == f"{rho + 2 * math.sqrt(rho * math.log(1e10)):.2f}"
+    assert g["wild_census_balanced"] == f"{stats.norm.cdf(math.sqrt(2 * rho) / 2):.0%}"
+    assert float(g["wild_ex_1e6"]) < float(g["wild_ex_improved"]) < float(g["wild_ex_simple"])
+
+
+def test_rappor_bound_by_enumeration(ch):
+    # all pairs of Bloom filters of m bits that differ in at most 2h positions: the largest
+    # likelihood ratio of the permanent response, over every possible observed report
+    m = 6
+    for h, f in [(1, 0.5), (2, 0.5), (2, 0.25)]:
+        p1, p0 = 1 - f / 2, f / 2
+        worst = 0.0
+        for a in itertools.product([0, 1], repeat=m):
+            if sum(a) > h:
+                continue
+            for b in itertools.product([0, 1], repeat=m):
+                if sum(b) > h:
+                    continue
+                for report in itertools.product([0, 1], repeat=m):
+                    like_a = np.prod([(p1 if x else p0) if r else (1 - (p1 if x else p0)) for x, r in zip(a, report)])
+                    like_b = np.prod([(p1 if x else p0) if r else (1 - (p1 if x else p0)) for x, r in zip(b, report)])
+                    worst = max(worst, math.log(like_a / like_b))
+        assert ch["rappor_longitudinal_epsilon"](h, f) == pytest.approx(worst)
+
+
+def test_per_day_composition_glue(g):
+    assert g["wild_google_year"] == f"{365 * 1.68:,.0f}"
+    assert g["wild_apple_year"] == f"{365 * 16:,}"
+    assert g["wild_google_day_success"] == f"{math.exp(1.68) / (1 + math.exp(1.68)):.1%}"
+
+
+def test_worked_release(ch, g, adult):
+    table = ch["table"]
+    assert table.sum() == len(adult) and table.size == 30 and g["wild_cells"] == 30
+    assert table.loc[("Prof-specialty", "Male")] == int(((adult["occupation"] == "Prof-specialty")
+                                                        & (adult["sex"] == "Male")).sum())
+    assert g["wild_scale"] == "12"
+    # the accountant refuses the thirteenth month, before any data are read
+    accountant = helpers.PrivacyAccountant(1.0)
+    for _ in range(12):
+        accountant.spend_parallel([1 / 12] * 30)
+    with pytest.raises(helpers.BudgetExceededError):
+        accountant.spend_parallel([1 / 12] * 30)
+
+
+def test_release_output_does_not_print_noisy_values():
+    cells = json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
+    release = [c for c in cells if c["cell_type"] == "code" and "SecureRandom()" in "".join(c["source"])]
+    assert len(release) == 1
+    printed = "".join("".join(o.get("text", "")) for o in release[0]["outputs"])
+    assert "released 12 tables" in printed and "refused" in printed
