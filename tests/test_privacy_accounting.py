@@ -178,3 +178,14 @@ def test_census_parameters_quoted_from_the_production_code(ch, g):
     mu = math.sqrt(2 * rho)
     assert g["acct_census_balanced"] == f"{stats.norm.cdf(mu / 2):.1%}"
     assert float(g["acct_census_eps_gauss"]) < float(g["acct_census_eps"]) < float(g["acct_census_eps_simple"])
+
+
+def test_subsampled_gaussian_steps_against_dp_accounting(g):
+    event = dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0))
+    rdp = dpa.rdp.RdpAccountant()
+    rdp.compose(event, 1000)
+    pld = dpa.pld.PLDAccountant(value_discretization_interval=1e-3)
+    pld.compose(event, 1000)
+    ours = float(g["acct_sgd_eps"])
+    assert pld.get_epsilon(1e-5) <= ours <= rdp.get_epsilon(1e-5) * 1.06
+    assert g["acct_sgd_unsampled"] == f"{helpers.gaussian_epsilon(1.0, 1e-5, math.sqrt(1000)):.0f}"
