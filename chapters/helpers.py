@@ -21,7 +21,8 @@ or more chapters use (a test enforces it), and re-exports it from the small pack
   :func:`gaussian_rdp_epsilon`, :func:`subsampled_gaussian_rdp`;
 * attacks (:mod:`dpcourse.attacks`): :func:`hypothesis_test_bound`, the best any attacker can
   do, and :func:`differencing_attack_success` (the Igor attack under Laplace noise);
-* auditing (:mod:`dpcourse.auditing`): :func:`audit_epsilon`.
+* auditing (:mod:`dpcourse.auditing`): :func:`audit_epsilon`;
+* formatting (:mod:`dpcourse.formatting`): :func:`scientific`, tiny numbers for the prose.
 
 Every public function validates its inputs and raises :class:`ValueError` or
 :class:`TypeError` with a message that names the offending parameter.
@@ -36,6 +37,7 @@ from dpcourse.accounting import (BudgetExceededError, PrivacyAccountant, gaussia
 from dpcourse.attacks import differencing_attack_success, hypothesis_test_bound
 from dpcourse.auditing import AuditResult, audit_epsilon
 from dpcourse.data import ADULT_CATEGORIES, DATA_DIR, IGOR_INDEX, load_adult, load_health
+from dpcourse.formatting import scientific
 from dpcourse.gaussian import gaussian_delta, gaussian_epsilon, gaussian_mechanism, gaussian_sigma
 from dpcourse.mechanisms import (discrete_laplace_noise, estimate_proportion, laplace_mechanism,
                                  randomized_response, randomized_response_keep_probability)
@@ -70,6 +72,7 @@ __all__ = [
     "randomized_response",
     "randomized_response_keep_probability",
     "rdp_to_dp",
+    "scientific",
     "subsampled_gaussian_rdp",
     "zcdp_to_dp",
 ]

@@ -20,7 +20,7 @@ from notebook_code import notebook_namespace
 
 NAMES = ["advanced_epsilon", "smallest_k_advanced_wins", "pure_composition_delta",
          "optimal_pure_epsilon", "kov_delta", "rr_renyi",
-         "threshold_counts", "AGES", "HOURS", "sci", "zcdp_simple", "CENSUS_GLOBAL_SCALE",
+         "threshold_counts", "AGES", "HOURS", "zcdp_simple", "CENSUS_GLOBAL_SCALE",
          "CENSUS_DELTA"]
 
 
