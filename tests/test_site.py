@@ -124,7 +124,8 @@ def test_pages_without_a_repository_show_no_dead_links():
     for page in _pages():
         html = page.read_text(encoding="utf-8")
         assert "mybinder.org/v2/" not in html, page  # no launch link
-        assert "github.com" not in html or page.name == "references.html", page
+        # no link to a repository (a citation's hover text may name one; only links count)
+        assert 'href="https://github.com' not in html or page.name == "references.html", page
         assert "this build does not know the course" in html, page
         assert ">Errata</a>" in html, page
 

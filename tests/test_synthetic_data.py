@@ -139,3 +139,12 @@ def test_evaluation_glue(g):
     assert float(g["synth_2way_01"]) > float(g["synth_2way_1"])
     assert float(g["synth_acc_real"].rstrip("%")) > float(g["synth_acc_majority"].rstrip("%"))
     assert g["synth_income_links"] == "relationship"
+
+
+def test_prose_facts_about_the_perturbing_generator_and_the_support(ch, g, adult):
+    real = ch["train"].drop(columns=["name", "dob", "ssn", "zip"])
+    identical = ch["perturbed"].merge(real, how="inner").shape[0]
+    assert g["synth_identical"] == f"{identical:,}" and 0 < identical < len(real) // 10
+    oldest = int(adult.loc[adult["occupation"] == "Armed-Forces", "age"].max())
+    assert g["synth_ex_armed_age"] == oldest
+    assert ((adult["occupation"] == "Armed-Forces") & (adult["age"] == oldest)).any()
