@@ -157,3 +157,11 @@ def test_comparison_glue(g):
     assert float(g["range_cmp_em_canada"]) < float(g["range_cmp_ss_canada"]) < float(g["range_cmp_gs_canada"])
     assert g["range_cmp_ptr_share_canada"] == "0%"
     assert float(g["range_ci_coverage"].rstrip("%")) >= 95
+
+
+def test_local_sensitivity_leak_example(ch, g):
+    x = np.array([30.0, 40.0, 40.0, 50.0, 60.0])
+    neighbour = np.array([30.0, 40.0, 40.0, 40.0, 60.0])
+    assert (x != neighbour).sum() == 1 and np.median(x) == np.median(neighbour) == 40
+    assert local_sensitivity_brute(x, 0, 125) == float(g["range_leak_ls"]) > 0
+    assert local_sensitivity_brute(neighbour, 0, 125) == float(g["range_leak_ls_neighbour"]) == 0
