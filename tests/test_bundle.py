@@ -129,7 +129,7 @@ def test_the_archive_stands_on_its_own(tmp_path):
     readme = (course / "README.md").read_text(encoding="utf-8")
     assert "python3.11 -m venv" in readme and "CC BY 4.0" in readme and "MIT" in readme
     for _, doc in toc_chapters(ROOT):  # the reading order, every chapter
-        assert f"`{Path(doc).name}.ipynb`" in readme, doc
+        assert f"`{doc}.ipynb`" in readme, doc  # e.g. `chapters/datasets.ipynb`
     # every file that a text file of the archive names is in the archive
     pattern = re.compile(r"(?<![\w/.<-])([A-Za-z0-9_][A-Za-z0-9_./-]*\.(?:py|ipynb|md|csv|txt|cff))\b")
     names = {p.name for p in course.rglob("*") if p.is_file()}
