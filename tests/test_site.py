@@ -115,7 +115,7 @@ def test_syllabus_lists_every_chapter_with_reading_and_run_time():
     for row in rows:
         cells = re.findall(r"<td><p>(.*?)</p></td>", row, flags=re.S)
         assert int(cells[-2]) % 5 == 0 and int(cells[-2]) >= 5   # reading minutes
-        assert 0 < float(cells[-1]) < 10                          # run seconds
+        assert 0 < float(cells[-1])    # run seconds (the 10 s target: tests/test_benchmarks.py)
 
 
 def test_pages_without_a_repository_show_no_dead_links():
