@@ -17,8 +17,8 @@ or more chapters use (a test enforces it), and re-exports it from the small pack
 * selection (:mod:`dpcourse.selection`): :func:`exponential_mechanism`,
   :func:`exponential_mechanism_probabilities`;
 * accounting (:mod:`dpcourse.accounting`): :class:`PrivacyAccountant`,
-  :class:`BudgetExceededError`, :func:`rdp_to_dp`, :func:`zcdp_to_dp`,
-  :func:`gaussian_rdp_epsilon`, :func:`subsampled_gaussian_rdp`;
+  :class:`BudgetExceededError`, :func:`rdp_to_dp`, :func:`zcdp_to_dp` and its inverse
+  :func:`dp_to_zcdp`, :func:`gaussian_rdp_epsilon`, :func:`subsampled_gaussian_rdp`;
 * attacks (:mod:`dpcourse.attacks`): :func:`hypothesis_test_bound`, the best any attacker can
   do, and :func:`differencing_attack_success` (the Igor attack under Laplace noise);
 * auditing (:mod:`dpcourse.auditing`): :func:`audit_epsilon`;
@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dpcourse.accounting import (BudgetExceededError, PrivacyAccountant, gaussian_rdp_epsilon,
-                                 rdp_to_dp, subsampled_gaussian_rdp, zcdp_to_dp)
+from dpcourse.accounting import (BudgetExceededError, PrivacyAccountant, dp_to_zcdp,
+                                 gaussian_rdp_epsilon, rdp_to_dp, subsampled_gaussian_rdp,
+                                 zcdp_to_dp)
 from dpcourse.attacks import differencing_attack_success, hypothesis_test_bound
 from dpcourse.auditing import AuditResult, audit_epsilon
 from dpcourse.data import ADULT_CATEGORIES, DATA_DIR, IGOR_INDEX, load_adult, load_health
@@ -56,6 +57,7 @@ __all__ = [
     "audit_epsilon",
     "differencing_attack_success",
     "discrete_laplace_noise",
+    "dp_to_zcdp",
     "estimate_proportion",
     "exponential_mechanism",
     "exponential_mechanism_probabilities",

@@ -95,6 +95,24 @@ def test_zcdp_to_dp_equals_opendp(rho, delta):
     assert helpers.zcdp_to_dp(rho, delta) < rho + 2 * math.sqrt(rho * math.log(1 / delta))
 
 
+@pytest.mark.parametrize("epsilon, delta", [(1.0, 1e-6), (0.1, 1e-5), (10.0, 1e-9), (3.0, 0.5)])
+def test_dp_to_zcdp_is_the_largest_rho_that_converts_to_epsilon(epsilon, delta):
+    """The inverse is exact to the last admissible ρ: ρ converts to at most ε, and a ρ larger
+    by a relative 1e-9 no longer does. OpenDP's conversion agrees on that ρ, and it beats
+    inverting the simple bound ε = ρ + 2√(ρ ln(1/δ)) by hand."""
+    import opendp.prelude as dp
+
+    rho = helpers.dp_to_zcdp(epsilon, delta)
+    assert helpers.zcdp_to_dp(rho, delta) <= epsilon < helpers.zcdp_to_dp(rho * (1 + 1e-9), delta)
+    dp.enable_features("contrib")
+    meas = dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(
+        dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float),
+        scale=1 / math.sqrt(2 * rho)))
+    assert meas.map(1.0).epsilon(delta) == pytest.approx(epsilon, rel=1e-6)
+    log_term = math.log(1 / delta)
+    assert rho > (math.sqrt(log_term + epsilon) - math.sqrt(log_term)) ** 2
+
+
 def test_improved_rdp_conversion_is_never_worse_than_mironovs():
     rdp = 0.05 * ORDERS
     mironov = float(np.min(rdp + math.log(1e5) / (ORDERS - 1)))
@@ -237,6 +255,10 @@ def test_rho_charges_agree_between_zcdp_and_rdp_modes():
     (lambda: helpers.PrivacyAccountant(1.0).rho, ValueError, "rho"),
     (lambda: helpers.zcdp_to_dp(-1.0, 1e-5), ValueError, "rho"),
     (lambda: helpers.zcdp_to_dp(1.0, 0.0), ValueError, "delta"),
+    (lambda: helpers.dp_to_zcdp(0.0, 1e-5), ValueError, "epsilon"),
+    (lambda: helpers.dp_to_zcdp(float("nan"), 1e-5), ValueError, "epsilon"),
+    (lambda: helpers.dp_to_zcdp(1.0, 1.0), ValueError, "delta"),
+    (lambda: helpers.dp_to_zcdp("1", 1e-5), TypeError, "epsilon"),
     (lambda: helpers.rdp_to_dp([0.1], [1.0], 1e-5), ValueError, "orders"),
     (lambda: helpers.rdp_to_dp([0.1, 0.2], [2.0], 1e-5), ValueError, "rdp"),
     (lambda: helpers.rdp_to_dp([-0.1], [2.0], 1e-5), ValueError, "rdp"),

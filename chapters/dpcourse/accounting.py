@@ -21,8 +21,9 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize_scalar
-from scipy.special import gammaln, logsumexp
+
+# SciPy (0.4 s to import) is imported inside the functions that use it, so `import helpers`
+# stays quick in the chapters that never need it.
 
 from .validation import (check_delta, check_epsilon, check_integer, check_nonnegative,
                          check_positive, check_real)
@@ -118,6 +119,7 @@ def zcdp_to_dp(rho: float, delta: float) -> float:
     >>> round(zcdp_to_dp(0.125, 1e-6), 4)
     2.4191
     """
+    from scipy.optimize import minimize_scalar
     rho = check_nonnegative(rho, "rho")
     delta = check_delta(delta)
     if rho == 0:
@@ -128,12 +130,53 @@ def zcdp_to_dp(rho: float, delta: float) -> float:
         return float(_improved_conversion(rho * alpha, alpha, delta)[0])
 
     grid = np.linspace(-12.0, 12.0, 241)
-    values = [eps_at(x) for x in grid]
+    orders = 1.0 + np.exp(grid)
+    values = _improved_conversion(rho * orders, orders, delta)
     i = int(np.argmin(values))
     lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
     best = minimize_scalar(eps_at, bounds=(lo, hi), method="bounded",
                            options={"xatol": 1e-10})
-    return max(0.0, min(values[i], float(best.fun)))
+    return max(0.0, min(float(values[i]), float(best.fun)))
+
+
+def dp_to_zcdp(epsilon: float, delta: float) -> float:
+    r"""The largest ρ whose ρ-zCDP guarantee converts to (ε, δ)-DP: the inverse of
+    :func:`zcdp_to_dp`.
+
+    A release planned in zCDP (Gaussian noise, composed by adding ρ) but promised as
+    (ε, δ)-DP needs the ρ that :func:`zcdp_to_dp` turns into at most ε. That conversion is
+    increasing in ρ, so the largest such ρ is a root of ε(ρ) − ε (Brent's method), and
+    the answer is checked: ``zcdp_to_dp(dp_to_zcdp(epsilon, delta), delta) <= epsilon``
+    always holds, and ρ is within a relative 1e-9 of the largest value that does.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target ε ``> 0``.
+    delta : float
+        Target δ in (0, 1).
+
+    Returns
+    -------
+    float
+        ρ ``> 0``.
+
+    Examples
+    --------
+    >>> rho = dp_to_zcdp(1.0, 1e-6)
+    >>> round(rho, 5), zcdp_to_dp(rho, 1e-6) <= 1.0
+    (0.02436, True)
+    """
+    from scipy.optimize import brentq
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    hi = epsilon
+    while zcdp_to_dp(hi, delta) <= epsilon:  # ε(ρ) can fall below ρ when δ is close to 1
+        hi *= 2.0
+    rho = brentq(lambda r: zcdp_to_dp(r, delta) - epsilon, 0.0, hi, rtol=1e-12)
+    while zcdp_to_dp(rho, delta) > epsilon:  # the root may sit a rounding error above
+        rho *= 1.0 - 1e-12
+    return rho
 
 
 def gaussian_rdp_epsilon(sigma: float, steps: int, delta: float,
@@ -204,6 +247,7 @@ def subsampled_gaussian_rdp(sampling_rate: float, noise_multiplier: float,
     numpy.ndarray
         :math:`\bar\varepsilon(\alpha)` for each order.
     """
+    from scipy.special import gammaln, logsumexp
     q = check_real(sampling_rate, "sampling_rate")
     if not 0 < q <= 1:
         raise ValueError(f"sampling_rate must be in (0, 1], got {q}")

@@ -13,8 +13,9 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import log_ndtr
+
+# SciPy (0.4 s to import) is imported inside the functions that use it, so `import helpers`
+# stays quick in the chapters that never need it.
 
 from .validation import (as_scalar_or_array, check_array, check_delta, check_epsilon,
                          check_generator, check_positive)
@@ -22,6 +23,7 @@ from .validation import (as_scalar_or_array, check_array, check_delta, check_eps
 
 def _log_delta(sigma: float, epsilon: np.ndarray, l2: float) -> np.ndarray:
     """log δ(ε) of a Gaussian mechanism, computed in log space (stable for tiny δ)."""
+    from scipy.special import log_ndtr
     a = l2 / (2.0 * sigma)
     b = epsilon * sigma / l2
     first = log_ndtr(a - b)                 # log Φ(Δ/2σ − εσ/Δ)
@@ -111,6 +113,7 @@ def gaussian_sigma(
     >>> round(gaussian_sigma(0.5, 1e-5, method="classic"), 4)
     9.6896
     """
+    from scipy.optimize import brentq
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     l2 = check_positive(l2_sensitivity, "l2_sensitivity")

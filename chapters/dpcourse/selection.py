@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import logsumexp
+
+# SciPy (0.4 s to import) is imported inside the functions that use it, so `import helpers`
+# stays quick in the chapters that never need it.
 
 from .validation import check_array, check_epsilon, check_generator, check_integer, check_positive
 
@@ -33,6 +35,7 @@ def exponential_mechanism_probabilities(
     numpy.ndarray
         :math:`\Pr[\text{output} = r]` for every candidate, summing to 1.
     """
+    from scipy.special import logsumexp
     u = check_array(utilities, "utilities")
     if u.ndim != 1:
         raise ValueError(f"utilities must be one-dimensional, got shape {u.shape}")
