@@ -1,8 +1,8 @@
 """The course's two datasets and the public facts about them.
 
 Everything here is public knowledge in the sense differential privacy needs: the file layout,
-the category lists documented with UCI Adult (``adult.names``), the documented ranges of its
-numeric columns, and which row of the teaching table is Igor. No function here looks at the
+the category lists documented with UCI Adult (``adult.names``) and which row of the teaching
+table is Igor. No function here looks at the
 data to decide a domain.
 """
 
