@@ -2,7 +2,7 @@
 #   make book   build the website into _build/html (creates .venv with the locked dependencies)
 #   make test   run every test: unit, data, notebook hygiene, nbval, build, PDF, site, browser
 # Others:
-#   make notebooks [NB=chapters/differencing-attacks.ipynb]  re-execute notebooks in place
+#   make notebooks [NB=chapters/differencing-attacks.ipynb] [JOBS=2]  re-execute notebooks in place
 #   make nbval [NB=...]   check that stored outputs reproduce
 #   make pdf              build the PDF edition into _build/latex/ (needs TeX Live, see .ci/run)
 #   make benchmark [ARGS=--skip-ci]  measure the performance budget into benchmarks/report.{md,json}
@@ -14,6 +14,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 NB ?= chapters/*.ipynb
+JOBS ?= 2
 # The Python version the stored outputs were made with (runtime.txt, which Binder reads too).
 RUNTIME := $(patsubst python-%,%,$(strip $(file < runtime.txt)))
 # The PDF edition's file name (latex.latex_documents.targetname in _config.yml); the site
@@ -79,10 +80,12 @@ site: venv
 browser: venv
 	$(BIN)/python -m pytest -m browser
 
+# one kernel per notebook, JOBS notebooks at a time (outputs do not depend on JOBS: every
+# notebook seeds its own generators and BLAS runs on one thread)
 notebooks: venv
-	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
-	    --ExecutePreprocessor.timeout=600 --ExecutePreprocessor.kernel_name=python3 \
-	    --ExecutePreprocessor.record_timing=False $(NB)
+	printf '%s\n' $(NB) | xargs -P $(JOBS) -I{} $(BIN)/jupyter nbconvert --to notebook \
+	    --execute --inplace --log-level=WARN --ExecutePreprocessor.timeout=600 \
+	    --ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.record_timing=False {}
 
 benchmark: venv
 	$(BIN)/python benchmarks/run.py $(ARGS)
