@@ -35,3 +35,15 @@ def test_plain_tokens_are_those_coloured_like_the_block_in_every_theme():
 def test_no_theme_rules_means_nothing_is_plain():
     # Sphinx's own pygments.css before the theme rewrites it has no per-theme rules
     assert plain_code_tokens(".highlight .n { color: #000 }\n.highlight { color: #000 }") == (set(), {})
+
+
+def test_prune_css_drops_only_selectors_that_need_an_unused_class():
+    from course_site import prune_css
+
+    css = ('.used{a:1}.unused{b:2}.used .unused,.used>p{c:3}'
+           '@media (max-width:10px){.unused{d:4}}@media print{.used{e:5}}'
+           '.x:not(.unused){f:6}@font-face{font-family:x}@keyframes k{0%{g:7}}'
+           'a[href=".unused"].used{h:8}')
+    assert prune_css(css, {"used", "x"}) == (
+        '.used{a:1}.used>p{c:3}@media print{.used{e:5}}.x:not(.unused){f:6}'
+        '@font-face{font-family:x}@keyframes k{0%{g:7}}a[href=".unused"].used{h:8}')
