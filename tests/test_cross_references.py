@@ -117,6 +117,12 @@ ERRATA_2026_11_23 = {
     "We treat the number of people $n$ as public": "chapters/differential-privacy.ipynb",
     "| $\\delta$ | failure probability": "notation.md",
     "A survey technique (Warner, 1965): answer truthfully": "glossary.md",
+    "each count gets $\\mathrm{Lap}(1/\\varepsilon)$ noise": "chapters/local-dp.ipynb",
+    "# UCI documentation": "chapters/private-machine-learning.ipynb",
+    "relation, which doubles sensitivities": "chapters/dp-in-the-wild.ipynb",
+    "overstates it here; in {ref}`ex-approx-two-outputs` it understates it":
+        "chapters/approximate-dp.ipynb",
+    "The formula $2\\varepsilon\\sqrt{2k\\ln(1/\\delta')}$ is wrong.": "chapters/privacy-accounting.ipynb",
 }
 
 
