@@ -151,3 +151,16 @@ def test_release_output_does_not_print_noisy_values():
     assert len(release) == 1
     printed = "".join("".join(o.get("text", "")) for o in release[0]["outputs"])
     assert "released 12 tables" in printed and "refused" in printed
+
+
+@pytest.mark.parametrize("key, scale", [("wild_sd", 12), ("wild_ex_sd_month", 1)])
+def test_noise_sd_is_the_discrete_laplace_sd(g, key, scale):
+    """The standard deviations in the prose are those of the discrete Laplace (not the
+    continuous sqrt(2) * scale): summed here over its probability mass function."""
+    y = np.arange(-2000, 2001)
+    pmf = np.exp(-np.abs(y) / scale)
+    sd = math.sqrt(float(np.sum(y**2 * pmf) / np.sum(pmf)))
+    decimals = len(g[key].split(".")[1])
+    assert float(g[key]) == round(sd, decimals)
+    if scale == 1:  # where the continuous formula's sqrt(2) = 1.41 would be visibly wrong
+        assert float(g[key]) != round(math.sqrt(2), decimals)
