@@ -16,6 +16,10 @@ What Jupyter Book 1.x does not do on its own:
   ``benchmarks/report.json`` (run times) and the chapters themselves (reading times).
 * **A lighter page**: the theme's 1.5 MB icon script is replaced by a few kilobytes holding only
   the icons the site uses, taken from the same Font Awesome build.
+* **Parallel reading when notebooks are executed** (``course_read_jobs``, default ``"auto"``;
+  the environment variable ``COURSE_READ_JOBS`` overrides it): Jupyter Book's command line has
+  no ``--jobs``. Two extensions that declare nothing are declared safe after reading them, and
+  sphinx-proof's domain learns to merge (it has no data of its own).
 * Small fixes: repeated inline scripts removed, a valid default colour mode, ARIA roles of the
   bibliography, and the downloadable notebooks name the archive's URL when the site's URL is
   known.
@@ -330,11 +334,13 @@ def reading_minutes(path: Path) -> int:
     return max(5, 5 * math.ceil(words / WORDS_PER_MINUTE / 5))
 
 
-def _doc_link(env: Any, docname: str, text: str) -> nodes.paragraph:
+def _doc_link(env: Any, docname: str, text: str | None = None) -> nodes.paragraph:
+    """A link to ``docname``; with no text, its title, filled in when references are resolved
+    (after every source is read, so it holds in a parallel read too)."""
     para = nodes.paragraph()
     ref = addnodes.pending_xref("", refdomain="std", reftype="doc", reftarget=f"/{docname}",
-                                refexplicit=True, refdoc=env.docname)
-    ref += nodes.inline(text=text)
+                                refexplicit=text is not None, refdoc=env.docname)
+    ref += nodes.inline(text=docname if text is None else text)
     para += ref
     return para
 
@@ -395,13 +401,75 @@ class SyllabusTable(SphinxDirective):
         for number, (part, doc) in enumerate(toc_chapters(srcdir), start=1):
             path = srcdir / f"{doc}.ipynb"
             self.env.note_dependency(str(path))
-            title = self.env.titles[doc].astext() if doc in self.env.titles else doc
             run = seconds.get(path.name)
-            rows.append([str(number), part, _doc_link(self.env, doc, title),
+            rows.append([str(number), part, _doc_link(self.env, doc),
                          str(reading_minutes(path)),
                          "not measured" if run is None else f"{run:.0f}"])
         return [_table(["Chapter", "Part", "Title", "Reading (min)", "Run time (s)"], rows,
                        [8, 27, 45, 10, 10], ["syllabus-table"])]
+
+
+# --------------------------------------------------------------------------------------------
+# Reading in parallel when notebooks are executed
+# --------------------------------------------------------------------------------------------
+#: Extensions that declare nothing about parallel reading, read and found safe (for the HTML
+#: builder): sphinx-multitoc-numbering only replaces how section numbers are assigned, which
+#: Sphinx does in the main process after reading; sphinx-jupyterbook-latex's read transform
+#: touches only the document being read, and the rest of it runs for LaTeX builders only.
+UNDECLARED_BUT_SAFE = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
+
+
+def read_jobs(setting: object, execution_mode: str, cpus: int) -> int:
+    """How many processes read the sources: the setting, or ``"auto"``.
+
+    ``"auto"`` reads in parallel, one process per usable CPU, only when the build executes
+    notebooks itself (``force`` or ``auto``): executing them is where the time goes. A build
+    from the stored outputs (``off``) is not faster in parallel, and the jupyter-cache
+    database (``cache``) is not written from several processes.
+    """
+    if setting == "auto":
+        return max(1, cpus) if execution_mode in ("force", "auto") else 1
+    if isinstance(setting, bool) or not isinstance(setting, (int, str)):
+        raise ValueError(f"course_read_jobs must be 'auto' or a positive integer, got {setting!r}")
+    try:
+        jobs = int(setting)
+    except ValueError:
+        raise ValueError(
+            f"course_read_jobs must be 'auto' or a positive integer, got {setting!r}") from None
+    if jobs < 1:
+        raise ValueError(f"course_read_jobs must be 'auto' or a positive integer, got {setting!r}")
+    return jobs
+
+
+def _set_read_jobs(app: Sphinx) -> None:
+    """Jupyter Book's command line has no ``--jobs``: set Sphinx's process count here."""
+    if app.builder.format != "html" or app.parallel > 1:
+        return
+    setting = os.environ.get("COURSE_READ_JOBS") or app.config.course_read_jobs
+    jobs = read_jobs(setting, app.config.nb_execution_mode, len(os.sched_getaffinity(0)))
+    if jobs > 1:
+        for name in UNDECLARED_BUT_SAFE:
+            if name in app.extensions:
+                app.extensions[name].parallel_read_safe = True
+        app.parallel = jobs
+        LOGGER.info("course_site: reading the sources in %d processes", jobs)
+
+
+def _parallel_proof_domain() -> type:
+    """sphinx-proof's domain, able to take part in a parallel read.
+
+    sphinx-proof keeps its theorems in ``env.proof_list``, which its own ``env-merge-info``
+    handler merges; the domain itself holds no data, but does not say so, and Sphinx raises
+    ``NotImplementedError`` when it merges the domain data of a parallel read.
+    """
+    from sphinx_proof.domain import ProofDomain
+
+    class ParallelProofDomain(ProofDomain):
+        def merge_domaindata(self, docnames: list[str], otherdata: dict) -> None:
+            if self.initial_data:  # a later sphinx-proof that keeps domain data
+                raise NotImplementedError("sphinx-proof's domain now has data to merge")
+
+    return ParallelProofDomain
 
 
 # --------------------------------------------------------------------------------------------
@@ -698,7 +766,10 @@ def _remember_bibliography_style(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> dict[str, object]:
+    app.add_config_value("course_read_jobs", "auto", "", (str, int))
+    app.add_domain(_parallel_proof_domain(), override=True)
     app.connect("config-inited", _on_config_inited)
+    app.connect("builder-inited", _set_read_jobs)
     app.connect("builder-inited", _remember_bibliography_style)
     # after the theme rewrites pygments.css with its light and dark styles (priority 500)
     app.connect("build-finished", _on_build_finished, priority=900)

@@ -1,9 +1,14 @@
-"""Unit checks of the site extension's page-weight rewrites (``_ext/course_site.py``)."""
+"""Unit checks of the site extension (``_ext/course_site.py``).
+
+Page-weight rewrites and parallel reading; tests/test_parallel_read.py builds in parallel.
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
 
@@ -47,3 +52,34 @@ def test_prune_css_drops_only_selectors_that_need_an_unused_class():
     assert prune_css(css, {"used", "x"}) == (
         '.used{a:1}.used>p{c:3}@media print{.used{e:5}}.x:not(.unused){f:6}'
         '@font-face{font-family:x}@keyframes k{0%{g:7}}a[href=".unused"].used{h:8}')
+
+
+def test_read_jobs_auto_is_parallel_only_when_the_build_executes_notebooks():
+    from course_site import read_jobs
+
+    assert read_jobs("auto", "force", cpus=2) == 2
+    assert read_jobs("auto", "auto", cpus=4) == 4
+    assert read_jobs("auto", "off", cpus=2) == 1     # stored outputs: nothing to gain
+    assert read_jobs("auto", "cache", cpus=2) == 1   # one writer for the jupyter-cache database
+    assert read_jobs("auto", "force", cpus=0) == 1
+    assert read_jobs(3, "off", cpus=2) == 3 and read_jobs("3", "off", cpus=2) == 3
+
+
+@pytest.mark.parametrize("setting", [0, -1, "0", "two", 1.5, True, None])
+def test_read_jobs_rejects_anything_but_auto_or_a_positive_integer(setting):
+    from course_site import read_jobs
+
+    with pytest.raises(ValueError, match="course_read_jobs"):
+        read_jobs(setting, "force", cpus=2)
+
+
+def test_proof_domain_merges_because_it_has_no_data_and_refuses_if_it_ever_has():
+    from course_site import _parallel_proof_domain
+
+    domain_class = _parallel_proof_domain()
+    domain = domain_class.__new__(domain_class)  # merging reads no state of the instance
+    assert domain.initial_data == {}
+    domain.merge_domaindata(["chapters/approximate-dp"], {"version": 0})
+    domain.initial_data = {"objects": {}}
+    with pytest.raises(NotImplementedError, match="sphinx-proof"):
+        domain.merge_domaindata(["chapters/approximate-dp"], {"version": 0, "objects": {}})

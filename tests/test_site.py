@@ -118,6 +118,19 @@ def test_syllabus_lists_every_chapter_with_reading_and_run_time():
         assert 0 < float(cells[-1])    # run seconds (the 10 s target: tests/test_benchmarks.py)
 
 
+def test_syllabus_titles_are_the_chapters_own_headings():
+    """The titles are filled in after every page is read, so a parallel read has them too."""
+    html = (SITE / "syllabus.html").read_text(encoding="utf-8")
+    table = re.search(r'<table class="[^"]*syllabus-table.*?</table>', html, flags=re.S).group(0)
+    links = re.findall(r'<a class="reference internal" href="(chapters/[^"#]+)">'
+                       r'<span class="doc">([^<]*)</span>', table)
+    assert len(links) == len(list((SITE.parent.parent / "chapters").glob("*.ipynb")))
+    for href, title in links:
+        page = (SITE / href).read_text(encoding="utf-8")
+        heading = re.search(r'<h1><span class="section-number">[^<]*</span>([^<]*)<', page)
+        assert heading and heading.group(1) == title, href
+
+
 def test_pages_without_a_repository_show_no_dead_links():
     """The default build does not know where the course lives: no Binder, repository or
     issue link, and the footer says so (tests/test_publishing.py builds with one)."""
