@@ -41,6 +41,7 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+from sphinx.util.parallel import parallel_available
 
 LOGGER = logging.getLogger(__name__)
 
@@ -429,24 +430,30 @@ def read_jobs(setting: object, execution_mode: str, cpus: int) -> int:
     """
     if setting == "auto":
         return max(1, cpus) if execution_mode in ("force", "auto") else 1
+    message = f"course_read_jobs must be 'auto' or a positive integer, got {setting!r}"
     if isinstance(setting, bool) or not isinstance(setting, (int, str)):
-        raise ValueError(f"course_read_jobs must be 'auto' or a positive integer, got {setting!r}")
+        raise ValueError(message)
     try:
         jobs = int(setting)
     except ValueError:
-        raise ValueError(
-            f"course_read_jobs must be 'auto' or a positive integer, got {setting!r}") from None
+        raise ValueError(message) from None
     if jobs < 1:
-        raise ValueError(f"course_read_jobs must be 'auto' or a positive integer, got {setting!r}")
+        raise ValueError(message)
     return jobs
+
+
+def _usable_cpus() -> int:
+    if hasattr(os, "sched_getaffinity"):  # Linux: the CPUs this process may run on
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _set_read_jobs(app: Sphinx) -> None:
     """Jupyter Book's command line has no ``--jobs``: set Sphinx's process count here."""
-    if app.builder.format != "html" or app.parallel > 1:
+    if app.builder.format != "html" or app.parallel > 1 or not parallel_available:
         return
     setting = os.environ.get("COURSE_READ_JOBS") or app.config.course_read_jobs
-    jobs = read_jobs(setting, app.config.nb_execution_mode, len(os.sched_getaffinity(0)))
+    jobs = read_jobs(setting, app.config.nb_execution_mode, _usable_cpus())
     if jobs > 1:
         for name in UNDECLARED_BUT_SAFE:
             if name in app.extensions:

@@ -83,3 +83,41 @@ def test_proof_domain_merges_because_it_has_no_data_and_refuses_if_it_ever_has()
     domain.initial_data = {"objects": {}}
     with pytest.raises(NotImplementedError, match="sphinx-proof"):
         domain.merge_domaindata(["chapters/approximate-dp"], {"version": 0, "objects": {}})
+
+
+def _fake_app(builder_format: str, execution_mode: str, setting: object = "auto"):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(
+        builder=SimpleNamespace(format=builder_format), parallel=1,
+        config=SimpleNamespace(course_read_jobs=setting, nb_execution_mode=execution_mode),
+        extensions={name: SimpleNamespace(parallel_read_safe=None)
+                    for name in ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")})
+
+
+def test_an_executing_html_build_reads_in_parallel_and_others_do_not(monkeypatch):
+    import course_site
+
+    monkeypatch.delenv("COURSE_READ_JOBS", raising=False)
+    monkeypatch.setattr(course_site, "_usable_cpus", lambda: 2)
+    app = _fake_app("html", "force")
+    course_site._set_read_jobs(app)
+    assert app.parallel == 2
+    assert all(ext.parallel_read_safe for ext in app.extensions.values())
+    for builder_format, mode in [("html", "off"), ("latex", "force")]:
+        app = _fake_app(builder_format, mode)
+        course_site._set_read_jobs(app)
+        assert app.parallel == 1, (builder_format, mode)
+        assert all(ext.parallel_read_safe is None for ext in app.extensions.values())
+
+
+def test_the_environment_variable_overrides_the_setting(monkeypatch):
+    import course_site
+
+    monkeypatch.setenv("COURSE_READ_JOBS", "3")
+    app = _fake_app("html", "off")
+    course_site._set_read_jobs(app)
+    assert app.parallel == 3
+    monkeypatch.setenv("COURSE_READ_JOBS", "many")
+    with pytest.raises(ValueError, match="course_read_jobs"):
+        course_site._set_read_jobs(_fake_app("html", "off"))
