@@ -114,11 +114,12 @@ def builds() -> dict[str, float]:
     return results
 
 
-def notebook_times(runs: int = NOTEBOOK_RUNS) -> dict[str, float]:
+def notebook_times(runs: int = NOTEBOOK_RUNS) -> dict[str, list[float]]:
     """Wall time of each notebook in a fresh kernel (start-up included), pinned to one core.
 
-    Each notebook runs ``runs`` times, in rounds over all notebooks, and keeps the median: on a
-    shared virtual machine one run of the same notebook can take 40 % longer than the next.
+    Each notebook runs ``runs`` times, in rounds over all notebooks; the report keeps every run
+    and quotes the median: on a shared virtual machine one run of the same notebook can take
+    40 % longer than the next.
     """
     import nbformat
     from nbclient import NotebookClient
@@ -135,9 +136,8 @@ def notebook_times(runs: int = NOTEBOOK_RUNS) -> dict[str, float]:
             start = time.perf_counter()
             client.execute()
             samples[path.name].append(time.perf_counter() - start)
-    times = {name: statistics.median(values) for name, values in samples.items()}
     os.sched_setaffinity(0, all_cores)
-    return times
+    return samples
 
 
 def nbval_time() -> float:
@@ -248,7 +248,9 @@ def main() -> None:
     print("builds ...", flush=True)
     results.update(builds())
     print("notebooks ...", flush=True)
-    nb = notebook_times()
+    samples = notebook_times()
+    results["notebook_runs_s"] = samples  # every run, in the order they ran
+    nb = {name: statistics.median(values) for name, values in samples.items()}
     results["notebooks_s"] = nb
     results["notebooks_total_s"] = sum(nb.values())
     results["notebook_max_s"] = max(nb.values())
