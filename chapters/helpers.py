@@ -18,7 +18,8 @@ or more chapters use (a test enforces it), and re-exports it from the small pack
   :func:`exponential_mechanism_probabilities`;
 * accounting (:mod:`dpcourse.accounting`): :class:`PrivacyAccountant`,
   :class:`BudgetExceededError`, :func:`rdp_to_dp`, :func:`zcdp_to_dp` and its inverse
-  :func:`dp_to_zcdp`, :func:`gaussian_rdp_epsilon`, :func:`subsampled_gaussian_rdp`;
+  :func:`dp_to_zcdp`, :func:`gaussian_rdp_epsilon`, :func:`subsampled_gaussian_rdp`, and the
+  2020 US Census persons budget :data:`CENSUS_2020_PERSONS_RHO` at :data:`CENSUS_2020_DELTA`;
 * attacks (:mod:`dpcourse.attacks`): :func:`hypothesis_test_bound`, the best any attacker can
   do, and :func:`differencing_attack_success` (the Igor attack under Laplace noise);
 * auditing (:mod:`dpcourse.auditing`): :func:`audit_epsilon`;
@@ -32,9 +33,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from dpcourse.accounting import (BudgetExceededError, PrivacyAccountant, dp_to_zcdp,
-                                 gaussian_rdp_epsilon, rdp_to_dp, subsampled_gaussian_rdp,
-                                 zcdp_to_dp)
+from dpcourse.accounting import (CENSUS_2020_DELTA, CENSUS_2020_PERSONS_RHO, BudgetExceededError,
+                                 PrivacyAccountant, dp_to_zcdp, gaussian_rdp_epsilon, rdp_to_dp,
+                                 subsampled_gaussian_rdp, zcdp_to_dp)
 from dpcourse.attacks import differencing_attack_success, hypothesis_test_bound
 from dpcourse.auditing import AuditResult, audit_epsilon
 from dpcourse.data import ADULT_CATEGORIES, DATA_DIR, IGOR_INDEX, load_adult, load_health
@@ -47,6 +48,8 @@ from dpcourse.selection import exponential_mechanism, exponential_mechanism_prob
 
 __all__ = [
     "ADULT_CATEGORIES",
+    "CENSUS_2020_DELTA",
+    "CENSUS_2020_PERSONS_RHO",
     "DATA_DIR",
     "DEFAULT_SEED",
     "IGOR_INDEX",

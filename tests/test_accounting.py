@@ -95,6 +95,18 @@ def test_zcdp_to_dp_equals_opendp(rho, delta):
     assert helpers.zcdp_to_dp(rho, delta) < rho + 2 * math.sqrt(rho * math.log(1 / delta))
 
 
+def test_census_2020_persons_budget_gives_the_bureau_s_published_epsilon():
+    """DAS_2020_Redistricting_Production_Code: person_default.ini sets global_scale = 339/542
+    and the code takes rho = 1 / global_scale ** 2; prod_default.ini sets approx_dp_delta =
+    1e-10. The Census Bureau published epsilon = 17.14 for the persons file at that delta, and
+    the simple conversion would have given 17.90."""
+    rho = helpers.CENSUS_2020_PERSONS_RHO
+    assert rho == pytest.approx(float(Fraction(542, 339) ** 2), rel=1e-15)
+    assert helpers.CENSUS_2020_DELTA == 1e-10
+    assert round(helpers.zcdp_to_dp(rho, helpers.CENSUS_2020_DELTA), 2) == 17.14
+    assert round(rho + 2 * math.sqrt(rho * math.log(1e10)), 2) == 17.90
+
+
 @pytest.mark.parametrize("epsilon, delta", [(1.0, 1e-6), (0.1, 1e-5), (10.0, 1e-9), (3.0, 0.5)])
 def test_dp_to_zcdp_is_the_largest_rho_that_converts_to_epsilon(epsilon, delta):
     """The inverse is exact to the last admissible ρ: ρ converts to at most ε, and a ρ larger

@@ -95,8 +95,8 @@ def test_deployment_table_matches_the_sources(ch):
 
 
 def test_census_numbers(ch, g):
-    rho = (542 / 339) ** 2
-    assert ch["rho_persons"] == rho
+    rho = (542 / 339) ** 2  # person_default.ini: global_scale = 339/542, rho = 1/global_scale^2
+    assert ch["rho_persons"] == pytest.approx(rho, rel=1e-15)
     alphas = np.linspace(1.0001, 100, 2_000_000)
     improved = np.min(rho * alphas + np.log1p(-1 / alphas) - (math.log(1e-10) + np.log(alphas)) / (alphas - 1))
     assert float(g["wild_census_eps"]) == pytest.approx(improved, abs=0.006)

@@ -20,7 +20,7 @@ from notebook_code import notebook_namespace
 
 NAMES = ["advanced_epsilon", "smallest_k_advanced_wins", "pure_composition_delta",
          "optimal_pure_epsilon", "kov_delta", "rr_renyi",
-         "threshold_counts", "AGES", "HOURS", "zcdp_simple", "CENSUS_GLOBAL_SCALE",
+         "threshold_counts", "AGES", "HOURS", "zcdp_simple", "rho_census",
          "CENSUS_DELTA"]
 
 
@@ -172,8 +172,8 @@ def test_adult_noise_ladder(g):
 def test_census_parameters_quoted_from_the_production_code(ch, g):
     # DAS_2020_Redistricting_Production_Code: person_default.ini has "global_scale = 339/542",
     # prod_default.ini has "approx_dp_delta = 1e-10"; rho = 1 / global_scale ** 2
-    assert ch["CENSUS_GLOBAL_SCALE"] == 339 / 542 and ch["CENSUS_DELTA"] == 1e-10
     rho = (542 / 339) ** 2
+    assert ch["rho_census"] == pytest.approx(rho, rel=1e-15) and ch["CENSUS_DELTA"] == 1e-10
     assert g["acct_census_rho"] == f"{rho:.3f}"
     mu = math.sqrt(2 * rho)
     assert g["acct_census_balanced"] == f"{stats.norm.cdf(mu / 2):.1%}"

@@ -33,6 +33,15 @@ from .validation import (check_delta, check_epsilon, check_integer, check_nonneg
 RDP_ORDERS = np.concatenate([np.round(np.arange(1.05, 2.0, 0.05), 2), np.arange(2, 65),
                              np.array([72, 80, 96, 128, 192, 256, 384, 512, 1024])]).astype(float)
 
+#: ρ (zCDP, replace-one neighbours) of the 2020 US Census redistricting release's persons file,
+#: as the Census Bureau's production code computes it: ``rho = 1 / global_scale ** 2`` with
+#: ``global_scale = 339/542`` in ``source/configs/production/pl94/person_default.ini`` of
+#: DAS_2020_Redistricting_Production_Code. The noise is the discrete Gaussian.
+CENSUS_2020_PERSONS_RHO: float = 1 / (339 / 542) ** 2
+#: The δ at which that code states (ε, δ): ``approx_dp_delta`` in
+#: ``source/configs/production/prod_default.ini``.
+CENSUS_2020_DELTA: float = 1e-10
+
 
 class BudgetExceededError(RuntimeError):
     """Raised by :class:`PrivacyAccountant` when a spend would exceed the total budget."""
