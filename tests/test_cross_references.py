@@ -101,6 +101,26 @@ def test_every_glossary_entry_links_to_an_existing_chapter():
                 term, target)
 
 
+def _linked_terms() -> set[str]:
+    """Every glossary term a chapter's prose links with the ``{term}`` role (lower case, as
+    Sphinx matches terms)."""
+    linked = set()
+    for path in (ROOT / "chapters").glob("*.ipynb"):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "markdown":
+                for target in re.findall(r"\{term\}`([^`]+)`", "".join(cell["source"])):
+                    explicit = re.fullmatch(r".*<([^<>]+)>", target, flags=re.S)
+                    linked.add((explicit.group(1) if explicit else target).strip().lower())
+    return linked
+
+
+def test_every_glossary_term_is_linked_from_a_chapter():
+    """The glossary says chapters link to it; a term no chapter links is found by no reader."""
+    linked = _linked_terms()
+    assert "laplace mechanism" in linked  # the parsing finds real links
+    assert [term for term in _glossary_entries() if term.lower() not in linked] == []
+
+
 @pytest.mark.parametrize("page", sorted(p.name for p in ROOT.glob("*.md")
                                         if p.name not in {"README.md"}))
 def test_doc_targets_of_every_page_exist(page):
