@@ -16,7 +16,7 @@ What Jupyter Book 1.x does not do on its own:
   ``benchmarks/report.json`` (run times) and the chapters themselves (reading times).
 * **A lighter page**: the theme's 1.5 MB icon script is replaced by a few kilobytes holding only
   the icons the site uses, taken from the same Font Awesome build.
-* **Parallel reading when notebooks are executed** (``course_read_jobs``, default ``"auto"``;
+* **Parallel building when notebooks are executed** (``course_read_jobs``, default ``"auto"``;
   the environment variable ``COURSE_READ_JOBS`` overrides it): Jupyter Book's command line has
   no ``--jobs``. Two extensions that declare nothing are declared safe after reading them, and
   sphinx-proof's domain learns to merge (it has no data of its own).
@@ -421,15 +421,16 @@ UNDECLARED_BUT_SAFE = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
 
 
 def read_jobs(setting: object, execution_mode: str, cpus: int) -> int:
-    """How many processes read the sources: the setting, or ``"auto"``.
+    """How many processes build the pages: the setting, or ``"auto"``.
 
-    ``"auto"`` reads in parallel, one process per usable CPU, only when the build executes
-    notebooks itself (``force`` or ``auto``): executing them is where the time goes. A build
-    from the stored outputs (``off``) is not faster in parallel, and the jupyter-cache
-    database (``cache``) is not written from several processes.
+    ``"auto"`` works in parallel, one process per usable CPU, only when the build executes
+    notebooks itself (myst-nb's ``force``, ``auto`` or ``inline``): executing them is where the
+    time goes. A build from the stored outputs (``off``) is not faster in parallel, and the
+    jupyter-cache database (``cache``) is not written from several processes. An explicit
+    number is used as given.
     """
     if setting == "auto":
-        return max(1, cpus) if execution_mode in ("force", "auto") else 1
+        return max(1, cpus) if execution_mode in ("force", "auto", "inline") else 1
     message = f"course_read_jobs must be 'auto' or a positive integer, got {setting!r}"
     if isinstance(setting, bool) or not isinstance(setting, (int, str)):
         raise ValueError(message)
@@ -449,7 +450,12 @@ def _usable_cpus() -> int:
 
 
 def _set_read_jobs(app: Sphinx) -> None:
-    """Jupyter Book's command line has no ``--jobs``: set Sphinx's process count here."""
+    """Jupyter Book's command line has no ``--jobs``: set Sphinx's process count here.
+
+    Sphinx then reads the sources in that many processes (when more than five need reading)
+    and writes the pages in parallel too; tests/test_parallel_read.py checks that the site is
+    the same byte for byte.
+    """
     if app.builder.format != "html" or app.parallel > 1 or not parallel_available:
         return
     setting = os.environ.get("COURSE_READ_JOBS") or app.config.course_read_jobs
@@ -459,21 +465,25 @@ def _set_read_jobs(app: Sphinx) -> None:
             if name in app.extensions:
                 app.extensions[name].parallel_read_safe = True
         app.parallel = jobs
-        LOGGER.info("course_site: reading the sources in %d processes", jobs)
+        LOGGER.info("course_site: %d processes read the sources and write the pages", jobs)
 
 
 def _parallel_proof_domain() -> type:
     """sphinx-proof's domain, able to take part in a parallel read.
 
     sphinx-proof keeps its theorems in ``env.proof_list``, which its own ``env-merge-info``
-    handler merges; the domain itself holds no data, but does not say so, and Sphinx raises
-    ``NotImplementedError`` when it merges the domain data of a parallel read.
+    handler merges; the domain itself holds no data, but has no ``merge_domaindata``, and
+    Sphinx raises ``NotImplementedError`` when it merges the domain data of a parallel read.
     """
+    from sphinx.domains import Domain
     from sphinx_proof.domain import ProofDomain
+
+    if ProofDomain.merge_domaindata is not Domain.merge_domaindata:
+        return ProofDomain  # a later sphinx-proof merges on its own
 
     class ParallelProofDomain(ProofDomain):
         def merge_domaindata(self, docnames: list[str], otherdata: dict) -> None:
-            if self.initial_data:  # a later sphinx-proof that keeps domain data
+            if set(otherdata) - {"version"}:  # a later sphinx-proof that keeps domain data
                 raise NotImplementedError("sphinx-proof's domain now has data to merge")
 
     return ParallelProofDomain
@@ -774,6 +784,7 @@ def _remember_bibliography_style(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict[str, object]:
     app.add_config_value("course_read_jobs", "auto", "", (str, int))
+    app.setup_extension("sphinx_proof")  # registers its domain first, whatever the order
     app.add_domain(_parallel_proof_domain(), override=True)
     app.connect("config-inited", _on_config_inited)
     app.connect("builder-inited", _set_read_jobs)

@@ -59,6 +59,7 @@ def test_read_jobs_auto_is_parallel_only_when_the_build_executes_notebooks():
 
     assert read_jobs("auto", "force", cpus=2) == 2
     assert read_jobs("auto", "auto", cpus=4) == 4
+    assert read_jobs("auto", "inline", cpus=2) == 2
     assert read_jobs("auto", "off", cpus=2) == 1     # stored outputs: nothing to gain
     assert read_jobs("auto", "cache", cpus=2) == 1   # one writer for the jupyter-cache database
     assert read_jobs("auto", "force", cpus=0) == 1
@@ -80,7 +81,6 @@ def test_proof_domain_merges_because_it_has_no_data_and_refuses_if_it_ever_has()
     domain = domain_class.__new__(domain_class)  # merging reads no state of the instance
     assert domain.initial_data == {}
     domain.merge_domaindata(["chapters/approximate-dp"], {"version": 0})
-    domain.initial_data = {"objects": {}}
     with pytest.raises(NotImplementedError, match="sphinx-proof"):
         domain.merge_domaindata(["chapters/approximate-dp"], {"version": 0, "objects": {}})
 
