@@ -25,7 +25,8 @@ from urllib.parse import urlparse
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
-from course_site import course_files, plain_code_tokens  # noqa: E402
+from course_site.archive import course_files  # noqa: E402
+from course_site.code_colours import plain_code_tokens  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -299,8 +300,8 @@ def test_dark_mode_shows_figures_undimmed_on_white(browser, site_url):
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_code_keeps_its_colours_without_the_plain_token_spans(browser, site_url, theme):
     """The build unwraps Pygments spans whose colour is the code block's own colour
-    (``course_site.plain_code_tokens``) and gives ``pre`` that colour: code text must show in
-    the Pygments style's colour in both themes, and coloured tokens keep their colours."""
+    (``course_site.code_colours.plain_code_tokens``) and gives ``pre`` that colour: code text
+    must show in the Pygments style's colour in both themes, and coloured tokens keep theirs."""
     plain, base = plain_code_tokens(
         (SITE / "_static" / "pygments.css").read_text(encoding="utf-8"))
     assert {"n", "p"} <= plain, plain
