@@ -109,7 +109,7 @@ def test_the_next_build_gets_back_the_originals_of_rewritten_static_files(tmp_pa
     doctrees.mkdir()
     css.write_text(".used{a:1}.unused{b:2}", encoding="utf-8")
     font.write_bytes(b"font")
-    before = page_weight._static_files(outdir)
+    before = page_weight._rewritable_files(outdir)
     css.write_text(".used{a:1}", encoding="utf-8")  # what the passes do
     page_weight._keep_originals(outdir, before, doctrees / page_weight.ORIGINALS)
     kept = sorted(p.relative_to(doctrees).as_posix() for p in doctrees.rglob("*") if p.is_file())

@@ -11,10 +11,11 @@ no page needed. At ``build-finished`` this module runs the page-weight passes in
   assets on a page without a design component, figures that load lazily;
 * last, stylesheets pruned to what the final pages use (:mod:`.stylesheets`).
 
-Passes that rewrite files other extensions copy into ``_static`` (``mystnb.css``, ``proof.css``)
-would make the next build report "will overwrite data ... content does not match" for each:
-the original of every file rewritten here is kept beside the doctrees and put back when the next
-build starts (:func:`restore_originals`), so every build starts from what Sphinx wrote.
+Passes that rewrite files which Sphinx or an extension copies again on the next build
+(``mystnb.css``, ``proof.css``, the figures of a page written again) would make that build
+report "will overwrite data ... content does not match" for each: the original of every file
+rewritten here is kept beside the doctrees and put back when the next build starts
+(:func:`restore_originals`), so every build starts from what Sphinx wrote.
 """
 
 from __future__ import annotations
@@ -76,10 +77,11 @@ def lighter_page(html: str, name: str, plain_span: re.Pattern[str] | None) -> st
     return re.sub(r"<img (?![^>]*\bloading=)", '<img loading="lazy" ', html)
 
 
-def _static_files(outdir: Path) -> dict[Path, bytes]:
-    """The files under ``_static`` that the passes may rewrite in place, with their bytes."""
+def _rewritable_files(outdir: Path) -> dict[Path, bytes]:
+    """The files that the passes may rewrite in place and Sphinx or an extension copies again
+    (stylesheets, icon fonts, figures), with their bytes."""
     static = outdir / "_static"
-    paths = [*static.rglob("*.css"), *static.rglob("webfonts/*")]
+    paths = [*static.rglob("*.css"), *static.rglob("webfonts/*"), *outdir.glob("_images/*.png")]
     return {p: p.read_bytes() for p in paths if p.is_file()}
 
 
@@ -109,7 +111,7 @@ def make_pages_lighter(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     outdir = Path(app.outdir)
-    before = _static_files(outdir)
+    before = _rewritable_files(outdir)
     icons.write_icon_script(outdir)
     quantise_figures(outdir)
     icons.subset_icon_fonts(outdir)  # reads the glyph rules that the next pass removes
