@@ -338,7 +338,8 @@ def test_colour_mode_follows_the_system_and_the_switch_shows_and_cycles(browser,
     try:
         p = context.new_page()
         p.goto(f"{site_url}/chapters/sensitivity.html", wait_until="networkidle")
-        state = "() => [document.documentElement.dataset.mode, document.documentElement.dataset.theme]"
+        state = ("() => [document.documentElement.dataset.mode, "
+                 "document.documentElement.dataset.theme]")
         assert p.evaluate(state) == ["auto", system]
         seen = []
         for click in range(4):

@@ -78,4 +78,5 @@ def setup(app: Sphinx) -> None:
     app.connect("builder-inited", remember_bibliography_style)
     app.connect("html-page-context", drop_repeated_scripts, priority=100)
     app.connect("html-page-context", bibliography_list_items, priority=100)
-    app.connect("html-page-context", drop_unneeded_mathjax, priority=900)  # after sphinx.ext.mathjax
+    # after sphinx.ext.mathjax has added MathJax (priority 500)
+    app.connect("html-page-context", drop_unneeded_mathjax, priority=900)
