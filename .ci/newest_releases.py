@@ -58,13 +58,16 @@ def changed_versions(pinned: dict[str, str], freeze: str) -> list[tuple[str, str
 def failures(junit_xml: str) -> list[tuple[str, str]]:
     """(what failed, first line of why) for every failed or erroring test case.
 
-    nbval names a case after the notebook and cell (``chapters/x.ipynb::Cell 3``); other tests
-    after their file and function.
+    pytest's JUnit XML names a case by a dotted class name and a name: nbval's cells as
+    ``chapters.sensitivity.ipynb`` and ``Cell 3``, which become
+    ``chapters/sensitivity.ipynb::Cell 3``; other tests as ``tests.test_gaussian::test_x``.
     """
     out = []
     for case in ET.fromstring(junit_xml).iter("testcase"):
         for problem in (*case.findall("failure"), *case.findall("error")):
-            where = case.get("file") or case.get("classname", "").replace(".", "/")
+            where = case.get("classname", "")
+            if where.endswith(".ipynb"):  # a notebook: its path, as nbval runs it
+                where = where.removesuffix(".ipynb").replace(".", "/") + ".ipynb"
             name = f"{where}::{case.get('name')}" if where else case.get("name", "?")
             message = (problem.get("message") or problem.text or "").strip().splitlines()
             out.append((name, message[0][:200] if message else problem.tag))

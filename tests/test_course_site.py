@@ -64,8 +64,8 @@ def _book(tmp_path: Path, measured: dict[str, float] | None) -> Path:
     (tmp_path / "chapters").mkdir()
     (tmp_path / "_toc.yml").write_text(
         "root: intro\nparts:\n  - caption: Part A\n    chapters:\n"
-        "      - file: chapters/first\n      - file: chapters/second\n", encoding="utf-8")
-    for name, code_cells in (("first", 1), ("second", 2)):
+        "      - file: chapters/datasets\n      - file: chapters/sensitivity\n", encoding="utf-8")
+    for name, code_cells in (("datasets", 1), ("sensitivity", 2)):
         cells = [{"cell_type": "markdown", "source": ["word " * 1100]}]
         cells += [{"cell_type": "code", "source": ["1"]}] * code_cells
         (tmp_path / "chapters" / f"{name}.ipynb").write_text(json.dumps({"cells": cells}),
@@ -78,14 +78,14 @@ def _book(tmp_path: Path, measured: dict[str, float] | None) -> Path:
 
 
 def test_a_chapter_not_benchmarked_yet_says_so_in_both_tables(tmp_path):
-    book = _book(tmp_path, {"first.ipynb": 3.26})  # the second chapter was added since
+    book = _book(tmp_path, {"datasets.ipynb": 3.26})  # the second chapter was added since
     rows, total = tables.execution_rows(book)
-    assert rows == [("chapters/first", "first.ipynb", 1, "3.3"),
-                    ("chapters/second", "second.ipynb", 2, "not measured yet")]
+    assert rows == [("chapters/datasets", "datasets.ipynb", 1, "3.3"),
+                    ("chapters/sensitivity", "sensitivity.ipynb", 2, "not measured yet")]
     assert total == "3.3 (1 not measured yet)"
     # 1,100 words at 200 a minute: 5.5 minutes, rounded up to 10
-    assert tables.syllabus_rows(book) == [(1, "Part A", "chapters/first", 10, "3"),
-                                          (2, "Part A", "chapters/second", 10, "not measured yet")]
+    assert tables.syllabus_rows(book) == [(1, "Part A", "chapters/datasets", 10, "3"),
+                                          (2, "Part A", "chapters/sensitivity", 10, "not measured yet")]
 
 
 def test_without_any_benchmark_report_every_run_time_is_not_measured_yet(tmp_path):
@@ -95,7 +95,7 @@ def test_without_any_benchmark_report_every_run_time_is_not_measured_yet(tmp_pat
 
 
 def test_every_chapter_measured_gives_a_plain_total(tmp_path):
-    _, total = tables.execution_rows(_book(tmp_path, {"first.ipynb": 1.04, "second.ipynb": 2.0}))
+    _, total = tables.execution_rows(_book(tmp_path, {"datasets.ipynb": 1.04, "sensitivity.ipynb": 2.0}))
     assert total == "3.0"
 
 
