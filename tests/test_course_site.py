@@ -84,8 +84,9 @@ def test_a_chapter_not_benchmarked_yet_says_so_in_both_tables(tmp_path):
                     ("chapters/sensitivity", "sensitivity.ipynb", 2, "not measured yet")]
     assert total == "3.3 (1 not measured yet)"
     # 1,100 words at 200 a minute: 5.5 minutes, rounded up to 10
-    assert tables.syllabus_rows(book) == [(1, "Part A", "chapters/datasets", 10, "3"),
-                                          (2, "Part A", "chapters/sensitivity", 10, "not measured yet")]
+    assert tables.syllabus_rows(book) == [
+        (1, "Part A", "chapters/datasets", 10, "3"),
+        (2, "Part A", "chapters/sensitivity", 10, "not measured yet")]
 
 
 def test_without_any_benchmark_report_every_run_time_is_not_measured_yet(tmp_path):
@@ -95,7 +96,8 @@ def test_without_any_benchmark_report_every_run_time_is_not_measured_yet(tmp_pat
 
 
 def test_every_chapter_measured_gives_a_plain_total(tmp_path):
-    _, total = tables.execution_rows(_book(tmp_path, {"datasets.ipynb": 1.04, "sensitivity.ipynb": 2.0}))
+    _, total = tables.execution_rows(_book(tmp_path, {"datasets.ipynb": 1.04,
+                                                      "sensitivity.ipynb": 2.0}))
     assert total == "3.0"
 
 

@@ -29,13 +29,13 @@ def _quiet(tmp_path: Path, script: str) -> subprocess.CompletedProcess:
 
 
 def test_a_quiet_step_shows_warnings_and_keeps_the_rest_in_its_log(tmp_path):
-    run = _quiet(tmp_path, "echo 'reading sources... [ 50%] intro'; "
-                           "printf 'chapters/sensitivity.ipynb:3: \\033[91mWARNING: undefined label\\033[0m\\n';"
-                           " echo 'INFO fontTools.subset: glyphs retained'")
+    warning = "chapters/sensitivity.ipynb:3: \\033[91mWARNING: undefined label\\033[0m"
+    run = _quiet(tmp_path, f"echo 'reading sources... [ 50%] intro'; printf '{warning}\\n'; "
+                           "echo 'INFO fontTools.subset: glyphs retained'")
     assert run.returncode == 0, run.stdout + run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == "== step (full log: _build/logs/step.log)"
-    assert lines[1] == "chapters/sensitivity.ipynb:3: WARNING: undefined label"  # colour codes removed
+    assert lines[1] == "chapters/sensitivity.ipynb:3: WARNING: undefined label"  # no colour codes
     assert lines[2].startswith("== step: done in ") and len(lines) == 3
     log = (tmp_path / "_build" / "logs" / "step.log").read_text(encoding="utf-8")
     assert "reading sources" in log and "fontTools" in log and "\x1b" not in log
