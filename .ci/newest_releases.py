@@ -113,8 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.junit:
         step, _, path = item.partition("=")
         junit[step] = Path(path).read_text(encoding="utf-8") if Path(path).is_file() else ""
-    sys.stdout.write(summary(junit, pins(requirements),
-                             Path(args.freeze).read_text(encoding="utf-8")))
+    freeze = Path(args.freeze)
+    if not freeze.is_file():  # pip could not install the newest releases together
+        sys.stdout.write("# Newest releases of requirements.txt\n\nThe newest releases could not "
+                         "be installed together: the install step's log says which.\n")
+        return 0
+    sys.stdout.write(summary(junit, pins(requirements), freeze.read_text(encoding="utf-8")))
     return 0
 
 

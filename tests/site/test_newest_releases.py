@@ -89,3 +89,9 @@ def test_the_command_line_writes_the_summary(tmp_path, capsys):
                         f"unit={tmp_path / 'missing.xml'}"]) == 0
     out = capsys.readouterr().out
     assert "| numpy |" in out and "## nbval: 2 failed" in out and "## unit: 1 failed" in out
+
+
+def test_an_install_that_failed_is_said_plainly(tmp_path, capsys):
+    assert newest.main(["summary", "--freeze", str(tmp_path / "freeze.txt"),
+                        "--junit", f"nbval={tmp_path / 'nbval.xml'}"]) == 0
+    assert "could not be installed together" in capsys.readouterr().out
