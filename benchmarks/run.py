@@ -4,8 +4,7 @@ Run with ``make benchmark`` (one BLAS thread, PYTHONHASHSEED=0). Measures, on th
 
 * CI: ``make test`` in a fresh clone of HEAD with a fresh virtual environment, as ``.ci/run``
   runs it (``--skip-ci`` leaves the last measurement in place);
-* builds: a clean website build, a clean build with notebook execution forced, a rebuild with
-  nothing changed, and the PDF edition;
+* builds: a clean website build, a rebuild with nothing changed, and the PDF edition;
 * each notebook's run time in a fresh kernel on one core (median of three runs), the total,
   and nbval's wall time;
 * the first visit of every page in chromium: bytes of everything it loads, as sent by a plain
@@ -45,7 +44,6 @@ sys.path[:0] = [str(ROOT / "chapters"), str(ROOT / "tests"), str(ROOT / "_ext")]
 
 TARGETS = {
     "notebook_max_s": 10.0,
-    "clean_forced_build_s": 90.0,
     "no_change_rebuild_s": 10.0,
     "k_anonymity_ms": 50.0,
     "chapter_page_max_kib": 2048.0,        # 2 MB (MiB) on a first visit, uncompressed
@@ -89,23 +87,11 @@ def ci_time() -> dict[str, float]:
 
 
 def builds() -> dict[str, float]:
-    """Clean build, clean build with execution forced, no-change rebuild, PDF."""
+    """Clean build, no-change rebuild, PDF."""
     out = Path(tempfile.mkdtemp(prefix="bench-build-"))
-    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
-    forced = config.replace('execute_notebooks: "off"', 'execute_notebooks: "force"')
-    assert forced != config, "could not switch execute_notebooks to force"
-    # paths in a config file are read relative to it: point them back at the book
-    forced = forced.replace("course_site: _ext", f"course_site: {ROOT / '_ext'}")
-    forced = forced.replace("  - references.bib", f"  - {ROOT / 'references.bib'}")
-    forced = forced.replace('["_ext/latex/bbm.sty"]', f'["{ROOT / "_ext/latex/bbm.sty"}"]')
-    forced_config = out / "_config_forced.yml"
-    forced_config.write_text(forced, encoding="utf-8")
     jb = str(BIN / "jupyter-book")
-    results = {"clean_forced_build_s": timed(
-        [jb, "build", str(ROOT), "--path-output", str(out / "forced"),
-         "--config", str(forced_config)])}
     off = out / "off"
-    results["clean_build_s"] = timed([jb, "build", str(ROOT), "--path-output", str(off)])
+    results = {"clean_build_s": timed([jb, "build", str(ROOT), "--path-output", str(off)])}
     results["no_change_rebuild_s"] = timed([jb, "build", str(ROOT), "--path-output", str(off)])
     if shutil.which("xelatex"):
         results["pdf_build_s"] = timed([jb, "build", str(ROOT), "--builder", "pdflatex",
@@ -275,7 +261,7 @@ def main() -> None:
 
 #: The README's timings: report key -> (scale, decimals). ``ci_s`` is quoted in minutes.
 README_NUMBERS = {"ci_s": (1 / 60, 1), "venv_install_s": (1, 0), "venv_mb": (1, 0),
-                  "clean_build_s": (1, 0), "clean_forced_build_s": (1, 0),
+                  "clean_build_s": (1, 0),
                   "pdf_build_s": (1, 0), "nbval_s": (1, 0),
                   "notebooks_total_s": (1, 0)}
 
@@ -313,9 +299,6 @@ def markdown(r: dict) -> str:
         f"| creating the venv from the lock | {value('venv_install_s', '.0f')} s | | |",
         f"| disk taken by the venv | {value('venv_mb', '.0f')} MB | | |",
         f"| clean website build (`make book`) | {r['clean_build_s']:.1f} s | | |",
-        f"| clean build, execution forced (one reading process per core) | "
-        f"{r['clean_forced_build_s']:.1f} s | < 90 s | "
-        f"{ok('clean_forced_build_s')} |",
         f"| no-change rebuild | {r['no_change_rebuild_s']:.1f} s | < 10 s | "
         f"{ok('no_change_rebuild_s')} |",
     ]

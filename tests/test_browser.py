@@ -25,7 +25,8 @@ from urllib.parse import urlparse
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
-from course_site import course_files, plain_code_tokens  # noqa: E402
+from course_site.archive import course_files  # noqa: E402
+from course_site.code_colours import plain_code_tokens  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -299,8 +300,8 @@ def test_dark_mode_shows_figures_undimmed_on_white(browser, site_url):
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_code_keeps_its_colours_without_the_plain_token_spans(browser, site_url, theme):
     """The build unwraps Pygments spans whose colour is the code block's own colour
-    (``course_site.plain_code_tokens``) and gives ``pre`` that colour: code text must show in
-    the Pygments style's colour in both themes, and coloured tokens keep their colours."""
+    (``course_site.code_colours.plain_code_tokens``) and gives ``pre`` that colour: code text
+    must show in the Pygments style's colour in both themes, and coloured tokens keep theirs."""
     plain, base = plain_code_tokens(
         (SITE / "_static" / "pygments.css").read_text(encoding="utf-8"))
     assert {"n", "p"} <= plain, plain
@@ -323,5 +324,38 @@ def test_code_keeps_its_colours_without_the_plain_token_spans(browser, site_url,
         assert colours["pre"] == [f"rgb({r}, {g}, {b})"]
         assert colours["left"] == 0
         assert colours["op"] and colours["op"] != colours["pre"]
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("system", ["light", "dark"])
+def test_colour_mode_follows_the_system_and_the_switch_shows_and_cycles(browser, site_url,
+                                                                        system):
+    """A first visit follows the reader's system (``prefers-color-scheme``); the switch draws
+    the icon of the current mode, one icon at a time, and each click moves to the next mode,
+    in both themes."""
+    context = browser.new_context(color_scheme=system)
+    try:
+        p = context.new_page()
+        p.goto(f"{site_url}/chapters/sensitivity.html", wait_until="networkidle")
+        state = ("() => [document.documentElement.dataset.mode, "
+                 "document.documentElement.dataset.theme]")
+        assert p.evaluate(state) == ["auto", system]
+        seen = []
+        for click in range(4):
+            mode, theme = p.evaluate(state)
+            shown = p.locator(".theme-switch-button .theme-switch:visible")
+            assert shown.count() == 1, (mode, theme)
+            assert shown.evaluate("e => e.tagName.toLowerCase()") == "svg"  # drawn as an icon
+            assert shown.get_attribute("data-mode") == mode
+            box = shown.bounding_box()
+            assert box and box["width"] >= 10 and box["height"] >= 10, (mode, box)
+            seen.append((mode, theme))
+            if click < 3:
+                p.locator("button.theme-switch-button").click()
+        assert {mode for mode, _ in seen} == {"auto", "light", "dark"}
+        assert {theme for _, theme in seen} == {"light", "dark"}
+        assert seen[3] == seen[0]  # three clicks come back
+        assert all(theme == (system if mode == "auto" else mode) for mode, theme in seen)
     finally:
         context.close()

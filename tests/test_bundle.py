@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
-from course_site import course_files, toc_chapters  # noqa: E402
+from course_site.archive import course_files, toc_chapters  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 ARCHIVE = ROOT / "_build" / "html" / "course.zip"

@@ -1,18 +1,24 @@
-"""Unit checks of the site extension (``_ext/course_site.py``).
+"""Unit checks of the site extension (``_ext/course_site/``).
 
-Page-weight rewrites and parallel reading; tests/test_parallel_read.py builds in parallel.
+The page-weight rewrites, the run-time tables, a rebuild that starts from what Sphinx wrote,
+and one test per upstream workaround that reproduces the upstream behaviour it works around:
+when an upgrade fixes it, that test fails and names the workaround to delete.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
 
-from course_site import plain_code_tokens  # noqa: E402
+from course_site import page_weight, tables, upstream_workarounds  # noqa: E402
+from course_site.code_colours import plain_code_tokens  # noqa: E402
+from course_site.stylesheets import prune_css  # noqa: E402
 
 CSS = """
 html[data-theme="light"] .highlight pre { line-height: 125%; }
@@ -43,8 +49,6 @@ def test_no_theme_rules_means_nothing_is_plain():
 
 
 def test_prune_css_drops_only_selectors_that_need_an_unused_class():
-    from course_site import prune_css
-
     css = ('.used{a:1}.unused{b:2}.used .unused,.used>p{c:3}'
            '@media (max-width:10px){.unused{d:4}}@media print{.used{e:5}}'
            '.x:not(.unused){f:6}@font-face{font-family:x}@keyframes k{0%{g:7}}'
@@ -54,70 +58,144 @@ def test_prune_css_drops_only_selectors_that_need_an_unused_class():
         '@font-face{font-family:x}@keyframes k{0%{g:7}}a[href=".unused"].used{h:8}')
 
 
-def test_read_jobs_auto_is_parallel_only_when_the_build_executes_notebooks():
-    from course_site import read_jobs
-
-    assert read_jobs("auto", "force", cpus=2) == 2
-    assert read_jobs("auto", "auto", cpus=4) == 4
-    assert read_jobs("auto", "inline", cpus=2) == 2
-    assert read_jobs("auto", "off", cpus=2) == 1     # stored outputs: nothing to gain
-    assert read_jobs("auto", "cache", cpus=2) == 1   # one writer for the jupyter-cache database
-    assert read_jobs("auto", "force", cpus=0) == 1
-    assert read_jobs(3, "off", cpus=2) == 3 and read_jobs("3", "off", cpus=2) == 3
-
-
-@pytest.mark.parametrize("setting", [0, -1, "0", "two", 1.5, True, None])
-def test_read_jobs_rejects_anything_but_auto_or_a_positive_integer(setting):
-    from course_site import read_jobs
-
-    with pytest.raises(ValueError, match="course_read_jobs"):
-        read_jobs(setting, "force", cpus=2)
-
-
-def test_proof_domain_merges_because_it_has_no_data_and_refuses_if_it_ever_has():
-    from course_site import _parallel_proof_domain
-
-    domain_class = _parallel_proof_domain()
-    domain = domain_class.__new__(domain_class)  # merging reads no state of the instance
-    assert domain.initial_data == {}
-    domain.merge_domaindata(["chapters/approximate-dp"], {"version": 0})
-    with pytest.raises(NotImplementedError, match="sphinx-proof"):
-        domain.merge_domaindata(["chapters/approximate-dp"], {"version": 0, "objects": {}})
+# --- the run-time tables ---------------------------------------------------------------------
+def _book(tmp_path: Path, measured: dict[str, float] | None) -> Path:
+    """A book of two chapters (one code cell, then two); ``measured`` becomes the report."""
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "_toc.yml").write_text(
+        "root: intro\nparts:\n  - caption: Part A\n    chapters:\n"
+        "      - file: chapters/datasets\n      - file: chapters/sensitivity\n", encoding="utf-8")
+    for name, code_cells in (("datasets", 1), ("sensitivity", 2)):
+        cells = [{"cell_type": "markdown", "source": ["word " * 1100]}]
+        cells += [{"cell_type": "code", "source": ["1"]}] * code_cells
+        (tmp_path / "chapters" / f"{name}.ipynb").write_text(json.dumps({"cells": cells}),
+                                                            encoding="utf-8")
+    if measured is not None:
+        (tmp_path / "benchmarks").mkdir()
+        (tmp_path / "benchmarks" / "report.json").write_text(
+            json.dumps({"notebooks_s": measured}), encoding="utf-8")
+    return tmp_path
 
 
-def _fake_app(builder_format: str, execution_mode: str, setting: object = "auto"):
-    from types import SimpleNamespace
-
-    return SimpleNamespace(
-        builder=SimpleNamespace(format=builder_format), parallel=1,
-        config=SimpleNamespace(course_read_jobs=setting, nb_execution_mode=execution_mode),
-        extensions={name: SimpleNamespace(parallel_read_safe=None)
-                    for name in ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")})
-
-
-def test_an_executing_html_build_reads_in_parallel_and_others_do_not(monkeypatch):
-    import course_site
-
-    monkeypatch.delenv("COURSE_READ_JOBS", raising=False)
-    monkeypatch.setattr(course_site, "_usable_cpus", lambda: 2)
-    app = _fake_app("html", "force")
-    course_site._set_read_jobs(app)
-    assert app.parallel == 2
-    assert all(ext.parallel_read_safe for ext in app.extensions.values())
-    for builder_format, mode in [("html", "off"), ("latex", "force")]:
-        app = _fake_app(builder_format, mode)
-        course_site._set_read_jobs(app)
-        assert app.parallel == 1, (builder_format, mode)
-        assert all(ext.parallel_read_safe is None for ext in app.extensions.values())
+def test_a_chapter_not_benchmarked_yet_says_so_in_both_tables(tmp_path):
+    book = _book(tmp_path, {"datasets.ipynb": 3.26})  # the second chapter was added since
+    rows, total = tables.execution_rows(book)
+    assert rows == [("chapters/datasets", "datasets.ipynb", 1, "3.3"),
+                    ("chapters/sensitivity", "sensitivity.ipynb", 2, "not measured yet")]
+    assert total == "3.3 (1 not measured yet)"
+    # 1,100 words at 200 a minute: 5.5 minutes, rounded up to 10
+    assert tables.syllabus_rows(book) == [
+        (1, "Part A", "chapters/datasets", 10, "3"),
+        (2, "Part A", "chapters/sensitivity", 10, "not measured yet")]
 
 
-def test_the_environment_variable_overrides_the_setting(monkeypatch):
-    import course_site
+def test_without_any_benchmark_report_every_run_time_is_not_measured_yet(tmp_path):
+    rows, total = tables.execution_rows(_book(tmp_path, None))
+    assert [row[-1] for row in rows] == ["not measured yet"] * 2
+    assert total == "0.0 (2 not measured yet)"
 
-    monkeypatch.setenv("COURSE_READ_JOBS", "3")
-    app = _fake_app("html", "off")
-    course_site._set_read_jobs(app)
-    assert app.parallel == 3
-    monkeypatch.setenv("COURSE_READ_JOBS", "many")
-    with pytest.raises(ValueError, match="course_read_jobs"):
-        course_site._set_read_jobs(_fake_app("html", "off"))
+
+def test_every_chapter_measured_gives_a_plain_total(tmp_path):
+    _, total = tables.execution_rows(_book(tmp_path, {"datasets.ipynb": 1.04,
+                                                      "sensitivity.ipynb": 2.0}))
+    assert total == "3.0"
+
+
+# --- a rebuild starts from what Sphinx wrote ---------------------------------------------------
+def test_the_next_build_gets_back_the_originals_of_rewritten_static_files(tmp_path):
+    """A pass rewrites mystnb's CSS; when the next build starts, the original is back, so
+    myst-nb copying it again finds the same content and logs no "will overwrite data"."""
+    outdir, doctrees = tmp_path / "html", tmp_path / "doctrees"
+    css, font = outdir / "_static" / "mystnb.css", outdir / "_static" / "x" / "webfonts" / "a.woff2"
+    font.parent.mkdir(parents=True)
+    doctrees.mkdir()
+    css.write_text(".used{a:1}.unused{b:2}", encoding="utf-8")
+    font.write_bytes(b"font")
+    before = page_weight._rewritable_files(outdir)
+    css.write_text(".used{a:1}", encoding="utf-8")  # what the passes do
+    page_weight._keep_originals(outdir, before, doctrees / page_weight.ORIGINALS)
+    kept = sorted(p.relative_to(doctrees).as_posix() for p in doctrees.rglob("*") if p.is_file())
+    assert kept == [f"{page_weight.ORIGINALS}/_static/mystnb.css"]  # the font did not change
+    app = SimpleNamespace(builder=SimpleNamespace(format="html"), outdir=str(outdir),
+                          doctreedir=str(doctrees))
+    page_weight.restore_originals(app)
+    assert css.read_text(encoding="utf-8") == ".used{a:1}.unused{b:2}"
+    assert font.read_bytes() == b"font"
+
+
+# --- upstream behaviour the workarounds depend on ----------------------------------------------
+def test_upstream_sphinx_still_writes_a_late_inline_script_twice(tmp_path):
+    """sphinx-doc/sphinx#13402: when this fails, Sphinx writes each script once: delete
+    ``upstream_workarounds.drop_repeated_scripts``."""
+    from sphinx.application import Sphinx
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text('extensions = ["sphinx_thebe"]\n', encoding="utf-8")
+    (src / "index.rst").write_text("Title\n=====\n\ntext\n", encoding="utf-8")
+    app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
+                 status=None, warning=None, freshenv=True)
+    bodies: list[list[str]] = []
+    def record(app, pagename, templatename, context, doctree) -> None:
+        bodies.append([s.attributes.get("body", "") for s in context["script_files"]])
+
+    app.connect("html-page-context", record, priority=50)
+    app.connect("html-page-context", upstream_workarounds.drop_repeated_scripts, priority=100)
+    app.connect("html-page-context", record, priority=900)
+    app.build()
+    thebe = [sum("THEBE_JS_URL" in body for body in page) for page in bodies]
+    assert thebe[:2] == [2, 1], thebe  # twice before the workaround, once after it
+
+
+def test_upstream_docutils_still_marks_citations_as_biblioentries():
+    """When this fails, docutils writes valid list items: delete
+    ``upstream_workarounds.bibliography_list_items``."""
+    from docutils.core import publish_parts
+
+    body = publish_parts("Text [CIT2002]_.\n\n.. [CIT2002] A citation.\n",
+                         writer_name="html5")["body"]
+    assert 'role="list"' in body and 'role="doc-biblioentry"' in body
+    context = {"body": body}
+    upstream_workarounds.bibliography_list_items(None, "p", "page.html", context, None)
+    assert 'role="doc-biblioentry"' not in context["body"] and 'role="listitem"' in context["body"]
+
+
+def test_upstream_sphinx_still_loads_mathjax_for_math_that_a_toctree_reaches():
+    """sphinx-doc/sphinx#10192: when this fails, a page without math gets no MathJax from
+    Sphinx: delete ``upstream_workarounds.drop_unneeded_mathjax``."""
+    from sphinx.domains.math import MathDomain
+
+    domain = MathDomain.__new__(MathDomain)  # has_equations reads only these two attributes
+    domain.data = {"has_equations": {"intro": False, "chapter": True}}
+    domain.env = SimpleNamespace(toctree_includes={"intro": ["chapter"]})
+    assert domain.has_equations("intro")
+
+
+def test_the_mathjax_workaround_keeps_mathjax_only_where_there_is_math():
+    mathjax = SimpleNamespace(filename="_static/../mathjax/tex-mml-chtml.js", attributes={})
+    config = SimpleNamespace(filename="", attributes={"body": "window.MathJax = {}"})
+    other = SimpleNamespace(filename="_static/doctools.js", attributes={})
+    for body, kept in [("<p>no math</p>", [other]),
+                       ('<span class="math">x</span>', [mathjax, config, other])]:
+        context = {"body": body, "script_files": [mathjax, config, other]}
+        upstream_workarounds.drop_unneeded_mathjax(None, "p", "page.html", context, None)
+        assert context["script_files"] == kept
+
+
+def test_upstream_pybtex_still_scans_entry_points_at_every_lookup(monkeypatch):
+    """When this fails, pybtex caches its lookups: delete
+    ``upstream_workarounds.remember_bibliography_style``."""
+    import pybtex.plugin
+
+    monkeypatch.setattr(pybtex.plugin, "_RUNTIME_PLUGINS", {})  # undone after the test
+    scans = []
+    real = pybtex.plugin.entry_points
+    monkeypatch.setattr(pybtex.plugin, "entry_points", lambda **kw: scans.append(kw) or real(**kw))
+    style = pybtex.plugin.find_plugin("pybtex.style.formatting", "alpha")
+    pybtex.plugin.find_plugin("pybtex.style.formatting", "alpha")
+    assert len(scans) == 2
+    app = SimpleNamespace(config=SimpleNamespace(bibtex_default_style="alpha"))
+    upstream_workarounds.remember_bibliography_style(app)
+    scans.clear()
+    assert pybtex.plugin.find_plugin("pybtex.style.formatting", "alpha") is style
+    assert scans == []  # the workaround: a dictionary read, the same class

@@ -20,14 +20,17 @@ TRACKED = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, tex
 FILE_MENTION = re.compile(r"(?<![\w/.<-])([A-Za-z0-9_][A-Za-z0-9_./-]*\.(?:py|ipynb|md|csv|yml|txt|cfg|ini|bib|json|cff))\b")
 #: Files that exist outside the repository, on purpose.
 ELSEWHERE = {
-    "HOW-TO-RUN.md": "written into course.zip by _ext/course_site.py",
+    "HOW-TO-RUN.md": "written into course.zip by _ext/course_site/archive.py",
     "myst.yml": "Jupyter Book 2's configuration, named to say why the course pins 1.x",
     "conf.py": "the Sphinx configuration Jupyter Book generates",
     "data-facts.md": "the course specification, kept beside the repository",
     "content.md": "the course specification, kept beside the repository",
-    "_config_forced.yml": "a temporary file benchmarks/run.py writes",
     "CELL.py": "a pattern in tests/sanitize.cfg",
     "broken.yml": "a temporary workflow that tests/test_workflow.py breaks on purpose",
+    "unpinned.txt": "what .github/workflows/newest-releases.yml installs, written in _build",
+    "freeze.txt": "pip freeze in .github/workflows/newest-releases.yml, written in _build",
+    "chapters.sensitivity.ipynb": "how pytest's JUnit XML names a notebook's cells",
+    "chapters.composition.ipynb": "how pytest's JUnit XML names a notebook's cells",
     "person_default.ini": "the Census Bureau's 2020 DAS production code, quoted and cited",
     "prod_default.ini": "the Census Bureau's 2020 DAS production code, quoted and cited",
     "curve.py": "the Census Bureau's 2020 DAS production code, quoted and cited",

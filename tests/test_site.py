@@ -97,13 +97,16 @@ def test_execution_statistics_come_from_the_benchmark_report():
     report = json.loads((SITE.parent.parent / "benchmarks" / "report.json").read_text(
         encoding="utf-8"))["notebooks_s"]
     notebooks = sorted((SITE.parent.parent / "chapters").glob("*.ipynb"))
+    measured = [nb for nb in notebooks if nb.name in report]  # a new chapter may not be yet
     for nb in notebooks:
         assert nb.name in html
-        assert f"<td><p>{report[nb.name]:.1f}</p></td>" in html, nb.name
-    assert "not measured" not in html, "a notebook is missing from benchmarks/report.json"
-    times = [float(t) for t in re.findall(r"<td><p>(\d+\.\d)</p></td>", html)]
-    assert len(times) == len(notebooks) + 1  # one per notebook plus the total
-    assert times[-1] == pytest.approx(sum(report[nb.name] for nb in notebooks), abs=0.1)
+        if nb.name in report:
+            assert f"<td><p>{report[nb.name]:.1f}</p></td>" in html, nb.name
+    assert html.count("<td><p>not measured yet</p></td>") == len(notebooks) - len(measured)
+    cell = r"<td><p>(\d+\.\d)(?: \(\d+ not measured yet\))?</p></td>"  # the total says so too
+    times = [float(t) for t in re.findall(cell, html)]
+    assert len(times) == len(measured) + 1  # one per measured notebook plus the total
+    assert times[-1] == pytest.approx(sum(report[nb.name] for nb in measured), abs=0.1)
 
 
 def test_syllabus_lists_every_chapter_with_reading_and_run_time():
@@ -115,11 +118,11 @@ def test_syllabus_lists_every_chapter_with_reading_and_run_time():
     for row in rows:
         cells = re.findall(r"<td><p>(.*?)</p></td>", row, flags=re.S)
         assert int(cells[-2]) % 5 == 0 and int(cells[-2]) >= 5   # reading minutes
-        assert 0 < float(cells[-1])    # run seconds (the 10 s target: tests/test_benchmarks.py)
+        assert cells[-1] == "not measured yet" or 0 < float(cells[-1])    # run seconds
 
 
 def test_syllabus_titles_are_the_chapters_own_headings():
-    """The titles are filled in after every page is read, so a parallel read has them too."""
+    """The titles are filled in when references are resolved, from each chapter's heading."""
     html = (SITE / "syllabus.html").read_text(encoding="utf-8")
     table = re.search(r'<table class="[^"]*syllabus-table.*?</table>', html, flags=re.S).group(0)
     links = re.findall(r'<a class="reference internal" href="(chapters/[^"#]+)">'

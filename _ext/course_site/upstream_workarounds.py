@@ -1,0 +1,82 @@
+"""Every place where the course works around another project's behaviour, in one module.
+
+What it changes, and why: each function below corrects something a dependency does that the
+course cannot change through a public setting. Each names the upstream issue, and
+``tests/test_course_site.py`` has a test that reproduces the upstream behaviour itself: when
+an upgrade fixes it upstream, that test fails and says which workaround to delete.
+
+* :func:`drop_repeated_scripts`: Sphinx 7 writes an inline script that an extension adds after
+  the builder starts (sphinx-thebe's ``const THEBE_JS_URL``, sphinx-togglebutton's selector)
+  twice, once as filename ``None`` and once as ``""``; the repeated ``const`` is a SyntaxError
+  in the browser console. Fixed upstream by https://github.com/sphinx-doc/sphinx/pull/13402, in
+  Sphinx 8, which Jupyter Book 1 (``sphinx~=7.0``) cannot use.
+* :func:`bibliography_list_items`: docutils' HTML5 writer puts the entries of a citation list
+  (``role="list"``) under ``role="doc-biblioentry"``, which DPUB-ARIA 1.1 deprecated because it
+  is not a list item; axe reports a critical error (a list must contain list items).
+  Upstream: https://github.com/w3c/dpub-aria/pull/22 (the deprecation; docutils keeps the role).
+* :func:`drop_unneeded_mathjax`: Sphinx loads MathJax on a page when any page its toctree
+  reaches has math (so that math in toctree titles renders); the intro's table of contents
+  reaches every chapter, and no title of this course has math. Upstream:
+  https://github.com/sphinx-doc/sphinx/issues/10192, made so by sphinx-doc/sphinx#11597.
+* :func:`remember_bibliography_style`: sphinxcontrib-bibtex asks pybtex for the style class at
+  every citation it resolves, and each uncached lookup scans every installed package's entry
+  points (about 10 ms; 3 s of a build with 300 citations). Registering the class found as a
+  runtime plugin (pybtex's public ``register_plugin``) makes later lookups a dictionary read;
+  the class is the same. No upstream issue found.
+"""
+
+from __future__ import annotations
+
+from sphinx.application import Sphinx
+
+
+def drop_repeated_scripts(app: Sphinx, pagename: str, templatename: str, context: dict,
+                          doctree: object) -> None:
+    """Each script once (``html-page-context``): the same inline script registered twice, with
+    filename ``None`` and ``""``, counts once."""
+    seen: set[tuple] = set()
+    unique = []
+    for script in context.get("script_files", []):
+        key = (getattr(script, "filename", script) or "",
+               tuple(sorted(getattr(script, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(script)
+    context["script_files"][:] = unique
+
+
+def bibliography_list_items(app: Sphinx, pagename: str, templatename: str, context: dict,
+                            doctree: object) -> None:
+    """Bibliography entries as list items of their list (``html-page-context``)."""
+    if "body" in context:
+        context["body"] = context["body"].replace('role="doc-biblioentry"', 'role="listitem"')
+
+
+def drop_unneeded_mathjax(app: Sphinx, pagename: str, templatename: str, context: dict,
+                          doctree: object) -> None:
+    """No MathJax on a page without math of its own (``html-page-context``, after
+    ``sphinx.ext.mathjax`` has added it)."""
+    if "body" in context and 'class="math' not in context["body"]:
+        context["script_files"][:] = [
+            s for s in context.get("script_files", [])
+            if "mathjax" not in (getattr(s, "filename", "") or "")
+            and "window.MathJax" not in (getattr(s, "attributes", {}).get("body", "") or "")]
+
+
+def remember_bibliography_style(app: Sphinx) -> None:
+    """Look the bibliography style up once instead of once per citation (``builder-inited``)."""
+    import pybtex.plugin
+
+    group, name = "pybtex.style.formatting", getattr(app.config, "bibtex_default_style", None)
+    if isinstance(name, str):
+        pybtex.plugin.register_plugin(group, name, pybtex.plugin.find_plugin(group, name),
+                                      force=True)
+
+
+def setup(app: Sphinx) -> None:
+    """Connect every workaround."""
+    app.connect("builder-inited", remember_bibliography_style)
+    app.connect("html-page-context", drop_repeated_scripts, priority=100)
+    app.connect("html-page-context", bibliography_list_items, priority=100)
+    # after sphinx.ext.mathjax has added MathJax (priority 500)
+    app.connect("html-page-context", drop_unneeded_mathjax, priority=900)
