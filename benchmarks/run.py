@@ -13,7 +13,7 @@ Run with ``make benchmark`` (one BLAS thread, PYTHONHASHSEED=0). Measures, on th
 * the heavy computations on full Adult: the chapter's ``k_anonymity``, Mondrian, ``audit_epsilon``;
 * the disk the virtual environment takes.
 
-Targets are in ``TARGETS``; ``tests/test_benchmarks.py`` checks the committed report meets them
+Targets are in ``TARGETS``; ``tests/site/test_benchmarks.py`` checks the committed report meets them
 and that the README quotes its numbers.
 """
 
@@ -72,14 +72,14 @@ def ci_time() -> dict[str, float]:
     clone = work / "clone"
     subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)],
                    check=True)
-    # three tests read the report this run is about to write (tests/test_benchmarks.py and the
+    # three tests read the report this run is about to write (tests/site/test_benchmarks.py and the
     # two pages that quote it), so they are left out of the measured run; every other test
     # runs, exactly as .ci/run runs them
     env = {**os.environ, "REQUIRE_BROWSER": "1", "REQUIRE_PDF": "1", "REQUIRE_NETWORK": "1",
            "PYTEST_ADDOPTS": " ".join([
-               "--ignore=tests/test_benchmarks.py",
-               "--deselect=tests/test_site.py::test_execution_statistics_come_from_the_benchmark_report",
-               "--deselect=tests/test_site.py::test_syllabus_lists_every_chapter_with_reading_and_run_time"])}
+               "--ignore=tests/site/test_benchmarks.py",
+               "--deselect=tests/site/test_site.py::test_execution_statistics_come_from_the_benchmark_report",
+               "--deselect=tests/site/test_site.py::test_syllabus_lists_every_chapter_with_reading_and_run_time"])}
     env.pop("VIRTUAL_ENV", None)
     venv_s = timed(["make", "venv"], cwd=clone, env=env)
     test_s = timed(["make", "test"], cwd=clone, env=env)

@@ -14,7 +14,7 @@ import pytest
 import dpcourse.data
 import helpers
 
-DATA = Path(__file__).resolve().parent.parent / "data"
+DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 def _datasheet_checksums() -> dict[str, str]:

@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPORT = ROOT / "benchmarks" / "report.json"
 TARGETS = {"notebook_max_s": 10.0, "clean_forced_build_s": 90.0, "no_change_rebuild_s": 10.0,
            "k_anonymity_ms": 50.0, "chapter_page_max_kib": 2048.0,

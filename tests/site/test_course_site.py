@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 
 from course_site import plain_code_tokens  # noqa: E402
 

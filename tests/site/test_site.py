@@ -11,7 +11,7 @@ import pytest
 
 pytestmark = pytest.mark.site
 
-SITE = Path(__file__).resolve().parent.parent / "_build" / "html"
+SITE = Path(__file__).resolve().parents[2] / "_build" / "html"
 PDF_NAME = "dp-by-running-code.pdf"
 
 
@@ -115,7 +115,7 @@ def test_syllabus_lists_every_chapter_with_reading_and_run_time():
     for row in rows:
         cells = re.findall(r"<td><p>(.*?)</p></td>", row, flags=re.S)
         assert int(cells[-2]) % 5 == 0 and int(cells[-2]) >= 5   # reading minutes
-        assert 0 < float(cells[-1])    # run seconds (the 10 s target: tests/test_benchmarks.py)
+        assert 0 < float(cells[-1])    # run seconds (the 10 s target: tests/site/test_benchmarks.py)
 
 
 def test_syllabus_titles_are_the_chapters_own_headings():
@@ -133,7 +133,7 @@ def test_syllabus_titles_are_the_chapters_own_headings():
 
 def test_pages_without_a_repository_show_no_dead_links():
     """The default build does not know where the course lives: no Binder, repository or
-    issue link, and the footer says so (tests/test_publishing.py builds with one)."""
+    issue link, and the footer says so (tests/site/test_publishing.py builds with one)."""
     for page in _pages():
         html = page.read_text(encoding="utf-8")
         assert "mybinder.org/v2/" not in html, page  # no launch link
