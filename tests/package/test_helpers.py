@@ -1,7 +1,7 @@
 """``chapters/helpers.py`` keeps its own rule: it holds only what two or more chapters use.
 
-Also: its public surface re-exports the ``dpcourse`` package completely and nothing else, and
-every docstring example runs. (The shared input checks: tests/package/test_validation.py.)
+Also: its public surface re-exports the ``dpcourse`` package completely and nothing else, the
+shared input checks behave, and every docstring example runs.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ import pkgutil
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import dpcourse
 import helpers
+from dpcourse import validation
 
 CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
 
@@ -38,8 +40,7 @@ def notebook_code(path: Path) -> str:
 
 
 def users_of_each_helper(codes: dict[str, str] | None = None) -> dict[str, list[str]]:
-    """The chapters (default: every chapter's code) that call each public helper."""
-    if codes is None:
+    if codes is None:  # every chapter's code
         codes = {p.stem: notebook_code(p) for p in sorted(CHAPTERS.glob("*.ipynb"))}
     return {name: [stem for stem, code in codes.items()
                    if re.search(rf"\bhelpers\.{re.escape(name)}\b", code)]
@@ -57,13 +58,8 @@ def test_every_public_helper_is_used_by_two_chapters_or_says_why():
 
 
 def test_the_usage_rule_can_fail():
-    """The scan counts chapters that call a helper, not mentions: a second call in the same
-    chapter, a longer name that starts with the helper's, or the bare name is no second user."""
-    codes = {"one": "helpers.make_rng(1)\nhelpers.make_rng(2)\nhelpers.laplace_mechanism(x, 1, 1, r)",
-             "two": "helpers.make_rng_twice()\nmake_rng = 1\nhelpers.laplace_mechanism(y, 1, 1, r)"}
-    users = users_of_each_helper(codes)
-    assert users["make_rng"] == ["one"]
-    assert users["laplace_mechanism"] == ["one", "two"]
+    assert users_of_each_helper()["laplace_mechanism"]  # used by real chapters
+    assert "load_health" not in ALLOWED_WITH_ONE_USER
 
 
 def _modules():
@@ -104,3 +100,64 @@ def test_doctests(module):
 def test_the_package_holds_examples_to_run():
     tried = sum(doctest.testmod(m, optionflags=doctest.ELLIPSIS).attempted for m in _modules())
     assert tried >= 15
+
+
+def test_the_usage_scan_counts_chapters_not_mentions():
+    """What the usage rule stands on: a second call in the same chapter, a longer name that
+    starts with a helper's, or the bare name is no second user."""
+    codes = {"one": "helpers.make_rng(1)\nhelpers.make_rng(2)\nhelpers.laplace_mechanism(x, 1, 1, r)",
+             "two": "helpers.make_rng_twice()\nmake_rng = 1\nhelpers.laplace_mechanism(y, 1, 1, r)"}
+    users = users_of_each_helper(codes)
+    assert users["make_rng"] == ["one"]
+    assert users["laplace_mechanism"] == ["one", "two"]
+
+
+# --------------------------------------------------------------------------------------------
+# The shared input checks (every public function relies on them)
+# --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("value, exc", [(True, TypeError), (1.5, TypeError), ("3", TypeError),
+                                        (np.int64(4), None), (7, None), (-1, ValueError)])
+def test_check_integer(value, exc):
+    if exc is None:
+        assert validation.check_integer(value, "k", minimum=0) == int(value)
+        assert type(validation.check_integer(value, "k")) is int
+    else:
+        with pytest.raises(exc, match="k"):
+            validation.check_integer(value, "k", minimum=0)
+
+
+@pytest.mark.parametrize("value, exc", [(True, TypeError), ("1", TypeError), (None, TypeError),
+                                        ([], ValueError), ([1, np.nan], ValueError),
+                                        (np.inf, ValueError), ([[1, 2]], None), (3, None)])
+def test_check_array(value, exc):
+    if exc is None:
+        out = validation.check_array(value, "x")
+        assert out.dtype == float and out.size > 0
+    else:
+        with pytest.raises(exc, match="x"):
+            validation.check_array(value, "x")
+
+
+@pytest.mark.parametrize("value, ok", [(1e-9, True), (0.5, True), (0.0, False), (1.0, False),
+                                       (-1e-9, False), (float("nan"), False)])
+def test_check_delta(value, ok):
+    if ok:
+        assert validation.check_delta(value) == value
+    else:
+        with pytest.raises(ValueError, match="delta"):
+            validation.check_delta(value)
+
+
+def test_check_columns_names_the_missing_column():
+    import pandas as pd
+
+    df = pd.DataFrame({"a": [1]})
+    with pytest.raises(ValueError, match="'b'"):
+        validation.check_columns(df, ["a", "b"], "columns")
+    with pytest.raises(TypeError, match="df"):
+        validation.check_columns([1], ["a"], "columns")
+    with pytest.raises(ValueError, match="empty"):
+        validation.check_columns(df.iloc[0:0], ["a"], "columns")
+    with pytest.raises(ValueError, match="at least one"):
+        validation.check_columns(df, [], "columns")
+    assert validation.check_columns(df, "a", "columns") == ["a"]
