@@ -1,7 +1,7 @@
 """The tests are arranged by what they test, so a contributor knows where a test goes.
 
 * ``tests/chapters/test_<topic>.py``: one per chapter ``chapters/<topic>.ipynb`` (hyphens become
-  underscores), and nothing else;
+  underscores); a page of the book that is not a notebook (``notation.md``) may have one too;
 * ``tests/package/test_<module>.py``: only for a module of ``chapters/dpcourse/``, or
   ``test_helpers.py`` for the facade that re-exports them;
 * ``tests/site/``: everything about the build and the repository; these files alone may mark
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
 CHAPTER_NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
@@ -23,9 +25,16 @@ def _test_files(folder: str) -> set[str]:
     return {p.name for p in (TESTS / folder).glob("test_*.py")}
 
 
-def test_every_chapter_has_one_test_file_and_every_chapter_test_names_a_chapter():
-    expected = {f"test_{nb.stem.replace('-', '_')}.py" for nb in CHAPTER_NOTEBOOKS}
-    assert _test_files("chapters") == expected
+def _test_name(stem: str) -> str:
+    return f"test_{stem.replace('-', '_')}.py"
+
+
+def test_every_chapter_has_its_test_file_and_every_chapter_test_names_a_page():
+    assert {_test_name(nb.stem) for nb in CHAPTER_NOTEBOOKS} <= _test_files("chapters")
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages = [toc["root"]] + [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+    allowed = {_test_name(Path(page).name) for page in pages}
+    assert _test_files("chapters") <= allowed, sorted(_test_files("chapters") - allowed)
 
 
 def test_every_package_test_names_a_module_of_the_package():
