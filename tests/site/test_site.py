@@ -11,7 +11,7 @@ import pytest
 
 pytestmark = pytest.mark.site
 
-SITE = Path(__file__).resolve().parent.parent / "_build" / "html"
+SITE = Path(__file__).resolve().parents[2] / "_build" / "html"
 PDF_NAME = "dp-by-running-code.pdf"
 
 
@@ -136,7 +136,7 @@ def test_syllabus_titles_are_the_chapters_own_headings():
 
 def test_pages_without_a_repository_show_no_dead_links():
     """The default build does not know where the course lives: no Binder, repository or
-    issue link, and the footer says so (tests/test_publishing.py builds with one)."""
+    issue link, and the footer says so (tests/site/test_publishing.py builds with one)."""
     for page in _pages():
         html = page.read_text(encoding="utf-8")
         assert "mybinder.org/v2/" not in html, page  # no launch link

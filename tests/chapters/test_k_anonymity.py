@@ -19,7 +19,7 @@ import helpers
 from conftest import glued as conftest_glued
 from notebook_code import notebook_namespace
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "chapters" / "k-anonymity.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "chapters" / "k-anonymity.ipynb"
 MONDRIAN_QI = ["age", "education_num", "hours_per_week", "sex"]
 HEALTH_QI = ["marital_status", "sex", "zip", "ethnicity"]
 KS = [2, 5, 10, 25, 50, 100]

@@ -24,13 +24,13 @@ from urllib.parse import urlparse
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 from course_site.archive import course_files  # noqa: E402
 from course_site.code_colours import plain_code_tokens  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -186,7 +186,7 @@ def _check_math(v, page) -> None:
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES)
 def test_notebook_buttons(visit, site_url, page):
     """The download button saves the notebook. This build knows no repository, so there is no
-    Binder or repository button (tests/test_publishing.py checks them in a build that does)."""
+    Binder or repository button (tests/site/test_publishing.py checks them in a build that does)."""
     v = visit(page)
     name = Path(page).name + ".ipynb"
     assert v.page.locator("a[href*='mybinder.org']").count() == 0

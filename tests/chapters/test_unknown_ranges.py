@@ -14,22 +14,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import glued
-from notebook_code import notebook_namespace
+from conftest import chapter_fixtures
 
 NAMES = ["ages", "median_a_k", "median_distance_to_instability", "smooth_sensitivity_median",
          "quantile_utility", "block_of_each_person", "noise_interval", "expected_inverse_count",
          "laplace_log_density", "positional_aggregate", "noisy_clipped_mean"]
 
 
-@pytest.fixture(scope="module")
-def ch():
-    return notebook_namespace("unknown-ranges", NAMES)
-
-
-@pytest.fixture(scope="module")
-def g():
-    return glued("unknown-ranges")
+ch, g = chapter_fixtures("unknown-ranges", NAMES)
 
 
 def local_sensitivity_brute(x, lower, upper):

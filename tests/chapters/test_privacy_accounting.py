@@ -15,8 +15,7 @@ import pytest
 from scipy import integrate, stats
 
 import helpers
-from conftest import glued
-from notebook_code import notebook_namespace
+from conftest import chapter_fixtures
 
 NAMES = ["advanced_epsilon", "smallest_k_advanced_wins", "pure_composition_delta",
          "optimal_pure_epsilon", "kov_delta", "rr_renyi",
@@ -24,14 +23,7 @@ NAMES = ["advanced_epsilon", "smallest_k_advanced_wins", "pure_composition_delta
          "CENSUS_DELTA"]
 
 
-@pytest.fixture(scope="module")
-def ch():
-    return notebook_namespace("privacy-accounting", NAMES)
-
-
-@pytest.fixture(scope="module")
-def g():
-    return glued("privacy-accounting")
+ch, g = chapter_fixtures("privacy-accounting", NAMES)
 
 
 def test_advanced_composition_formula_is_dwork_roth_theorem_3_20(ch):

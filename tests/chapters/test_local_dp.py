@@ -14,21 +14,13 @@ import pytest
 from scipy import stats
 
 import helpers
-from conftest import glued
-from notebook_code import notebook_namespace
+from conftest import chapter_fixtures
 
 NAMES = ["grr_probabilities", "grr", "ue", "ue_probabilities", "olh_g", "olh",
          "support_probabilities", "estimate_counts", "exact_variance", "var_star_per_person"]
 
 
-@pytest.fixture(scope="module")
-def ch():
-    return notebook_namespace("local-dp", NAMES)
-
-
-@pytest.fixture(scope="module")
-def g():
-    return glued("local-dp")
+ch, g = chapter_fixtures("local-dp", NAMES)
 
 
 def test_glued_data_facts(g, adult):

@@ -19,7 +19,7 @@ import yaml
 
 pytestmark = pytest.mark.pdf
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PDF = ROOT / "_build" / "latex" / "dp-by-running-code.pdf"
 
 

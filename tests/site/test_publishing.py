@@ -4,7 +4,7 @@ The publishing workflow sets ``COURSE_REPOSITORY_URL``, ``COURSE_BRANCH`` and
 ``COURSE_SITE_URL`` from the hosting repository. This test builds the site the same way, for
 an example fork, and checks in the built HTML that every launch, repository and issue link
 uses it, that Binder opens the right notebook in JupyterLab, and that the downloads name the
-archive's public URL. (tests/test_site.py checks the build that knows no repository.)
+archive's public URL. (tests/site/test_site.py checks the build that knows no repository.)
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pytest
 
 pytestmark = pytest.mark.site
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPOSITORY = "https://github.com/example-teacher/dp-course-fork"
 BRANCH = "spring-term"
 SITE_URL = "https://example-teacher.github.io/dp-course-fork"

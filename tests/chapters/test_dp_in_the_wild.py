@@ -18,10 +18,9 @@ import pytest
 from scipy import stats
 
 import helpers
-from conftest import glued
-from notebook_code import notebook_namespace
+from conftest import chapter_fixtures
 
-CHAPTER = Path(__file__).resolve().parent.parent / "chapters" / "dp-in-the-wild.ipynb"
+CHAPTER = Path(__file__).resolve().parents[2] / "chapters" / "dp-in-the-wild.ipynb"
 
 #: Sentences from the primary sources (abstracts), the text the chapter quotes and cites.
 SOURCES = {
@@ -48,15 +47,9 @@ SOURCES = {
 }
 
 
-@pytest.fixture(scope="module")
-def ch():
-    return notebook_namespace("dp-in-the-wild", ["rappor_longitudinal_epsilon", "deployments", "table",
-                                                 "rho_persons"])
+NAMES = ["rappor_longitudinal_epsilon", "deployments", "table", "rho_persons"]
 
-
-@pytest.fixture(scope="module")
-def g():
-    return glued("dp-in-the-wild")
+ch, g = chapter_fixtures("dp-in-the-wild", NAMES)
 
 
 def _markdown() -> str:
@@ -83,15 +76,30 @@ def test_every_quotation_in_the_chapter_is_in_its_source(quote):
     assert any(_normalise(quote) in _normalise(source) for source in SOURCES.values())
 
 
+#: Where each deployment's parameters are stated: the source, and the phrase of its quoted text
+#: that holds ε (and δ, as a power of ten; none means pure ε-DP). The numbers themselves are read
+#: out of the quotation, never typed here.
+DEPLOYMENT_SOURCES = {
+    "Apple macOS 10.12, per datum (1 or 2)": ("tang2017privacy", r"is 1 or (\d+)", None),
+    "Apple macOS 10.12, four applications": ("tang2017privacy", r"as high as (\d+) per day", None),
+    "Google COVID-19 symptoms": ("bavadekar2020symptoms", r"ε = (\d+\.\d+)", None),
+    "Google COVID-19 vaccination search": ("bavadekar2021vaccination", r"ε = (\d+\.\d+)",
+                                           r"δ = 10⁻([⁰¹²³⁴⁵⁶⁷⁸⁹]+)"),
+}
+SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+
+
 def test_deployment_table_matches_the_sources(ch):
+    """Every deployment but the Census (checked against its configuration below) has the ε and δ
+    its source states; a row without a source fails."""
     table = ch["deployments"]
-    assert table.loc["Apple macOS 10.12, per datum (1 or 2)", "epsilon"] == 2.0
-    assert table.loc["Apple macOS 10.12, four applications", "epsilon"] == 16.0
-    assert table.loc["Google COVID-19 symptoms", "epsilon"] == 1.68
-    assert table.loc["Google COVID-19 vaccination search", ["epsilon", "delta"]].tolist() == [2.19, "1e-05"]
-    for key, number in [("tang2017privacy", "16 per day"), ("bavadekar2020symptoms", "ε = 1.68"),
-                        ("bavadekar2021vaccination", "ε = 2.19")]:
-        assert number in SOURCES[key]
+    assert set(table.index[~table.index.str.startswith("2020 Census")]) == set(DEPLOYMENT_SOURCES)
+    for deployment, (key, epsilon_phrase, delta_phrase) in DEPLOYMENT_SOURCES.items():
+        epsilon = float(re.search(epsilon_phrase, SOURCES[key]).group(1))
+        delta = 0.0 if delta_phrase is None else 10.0 ** -int(
+            re.search(delta_phrase, SOURCES[key]).group(1).translate(SUPERSCRIPT))
+        assert table.loc[deployment, "epsilon"] == epsilon, deployment
+        assert float(table.loc[deployment, "delta"]) == delta, deployment
 
 
 def test_census_numbers(ch, g):

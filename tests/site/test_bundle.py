@@ -34,10 +34,10 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "_ext"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 from course_site.archive import course_files, toc_chapters  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ARCHIVE = ROOT / "_build" / "html" / "course.zip"
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
 

