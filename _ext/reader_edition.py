@@ -23,6 +23,7 @@ the site is written from, keeps every code cell and output and the site's number
 
 from __future__ import annotations
 
+import hashlib
 import json
 import posixpath
 import zipfile
@@ -190,7 +191,16 @@ def _put_in_archive(app: Sphinx, exception: Exception | None) -> None:
             zf.writestr(info, data)
 
 
+def _code_digest() -> str:
+    """A digest of the conversion's code: a config value that changes when the code does, so
+    that ``make book`` re-converts every chapter after an edit here (Sphinx rebuilds on it)."""
+    here = Path(__file__).parent
+    return hashlib.sha256(b"".join((here / name).read_bytes() for name in (
+        "reader_edition.py", "reader_markdown.py"))).hexdigest()[:16]
+
+
 def setup(app: Sphinx) -> dict[str, object]:
+    app.add_config_value("reader_edition_code", _code_digest(), "env")
     app.reader_pending = {}  # type: ignore[attr-defined]
     app.add_post_transform(RecordReferences)
     app.connect("doctree-resolved", _on_doctree_resolved)

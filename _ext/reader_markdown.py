@@ -275,10 +275,11 @@ def reader_notebook(nb: dict, resolved: Resolved, intro: str) -> dict:
             text = convert_markdown(source, resolved, state, roles)
             if not text.strip():
                 continue
-            cell["source"] = text
+            cell["source"] = text.splitlines(keepends=True)  # as nbformat writes it
         elif cell["cell_type"] == "code" and state.solution:
-            jupyter = cell.setdefault("metadata", {}).setdefault("jupyter", {})
-            jupyter.update(source_hidden=True, outputs_hidden=True)
+            metadata = cell.setdefault("metadata", {})
+            metadata.setdefault("jupyter", {}).update(source_hidden=True, outputs_hidden=True)
+            metadata["collapsed"] = True  # the older key for hidden outputs, as JupyterLab saves it
         cells.append(cell)
     if roles.position != len(resolved.xrefs):
         raise ReaderEditionError(f"{len(resolved.xrefs) - roles.position} resolved references "
@@ -286,6 +287,6 @@ def reader_notebook(nb: dict, resolved: Resolved, intro: str) -> dict:
     if state.solution:
         raise ReaderEditionError("a solution-start has no solution-end")
     cells.insert(0, {"cell_type": "markdown", "id": "reader-edition", "metadata": {},
-                     "source": intro})
+                     "source": intro.splitlines(keepends=True)})
     out["cells"] = cells
     return out

@@ -65,8 +65,12 @@ def chapter(request) -> str:
 
 
 def test_every_chapter_has_a_reader_edition():
+    import nbformat
+
     served = sorted((SITE / "_sources" / "chapters").glob("*.ipynb"))
     assert [p.name for p in served] == [p.name for p in CHAPTERS]
+    for path in served:  # valid notebooks (nbformat's schema), as JupyterLab expects them
+        nbformat.validate(nbformat.read(path, as_version=4))
     with zipfile.ZipFile(SITE / "course.zip") as zf:
         for path in served:
             packed = json.loads(zf.read(f"dp-course/chapters/{path.name}"))["cells"]
@@ -132,10 +136,11 @@ def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
         assert after.get("execution_count") == before.get("execution_count")
         if _source(after) != _source(before):  # only the archive's URL, in the first one
             assert after is code[0] and "course.zip" in _source(after), _source(after)
-        meta = {k: v for k, v in after["metadata"].items() if k != "jupyter"}
+        meta = {k: v for k, v in after["metadata"].items() if k not in ("jupyter", "collapsed")}
         assert meta == before["metadata"]
         assert after["metadata"].get("jupyter") == (
             {"source_hidden": True, "outputs_hidden": True} if hidden else None), _source(after)
+        assert after["metadata"].get("collapsed") == (True if hidden else None)
     source = "\n".join(_source(c) for c in original if c["cell_type"] == "markdown")
     solutions = source.count("{solution}") + source.count("{solution-start}")
     markdown = "\n".join(_source(c) for c in reader if c["cell_type"] == "markdown")
