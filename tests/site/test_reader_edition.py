@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import sys
 import zipfile
 from pathlib import Path
 
@@ -146,3 +147,55 @@ def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
     markdown = "\n".join(_source(c) for c in reader if c["cell_type"] == "markdown")
     assert markdown.count("<summary>Solution to Exercise ") >= solutions
     assert markdown.count("<details>") == markdown.count("</details>")
+
+
+# --- the conversion on small inputs: what it refuses, and the solution layout -----------------
+sys.path.insert(0, str(ROOT / "_ext"))
+from reader_markdown import ReaderEditionError, Resolved, reader_notebook  # noqa: E402
+
+
+def _nb(*cells: tuple[str, str]) -> dict:
+    return {"cells": [{"cell_type": kind, "metadata": {}, "source": text,
+                       **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+                      for kind, text in cells], "metadata": {}, "nbformat": 4,
+            "nbformat_minor": 5}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("See {eq}`eq-one`.", "role {eq}"),
+    ("See {prf:ref}`thm-x`.", "thm-x"),  # no resolved reference at all
+    (":::{figure} a.png\n:::", "directive {figure}"),
+    (":::{prf:theorem} No label\nBody.\n:::", "no :label:"),
+    (":::{note}\nnever closed", "not closed"),
+    ("{glue:text}`missing`", "missing"),
+])
+def test_the_conversion_refuses_what_it_cannot_render(text, message):
+    with pytest.raises(ReaderEditionError, match=re.escape(message)):
+        reader_notebook(_nb(("markdown", text)), Resolved(), "intro")
+
+
+def test_a_reference_must_be_the_one_the_site_resolved():
+    resolved = Resolved(xrefs=[("std", "term", "laplace mechanism", "**x**")])
+    with pytest.raises(ReaderEditionError, match="prf:ref"):
+        reader_notebook(_nb(("markdown", "{prf:ref}`thm-x`")), resolved, "intro")
+
+
+def test_gated_solution_layout():
+    resolved = Resolved(numbers={"exercise": {"ex-a": "7.1"}}, glue={"g": "1*2"},
+                        xrefs=[("prf", "ref", "thm-x", "[Theorem 7.2](#)")])
+    nb = _nb(("markdown", "::::{exercise}\n:label: ex-a\n\nDo it.\n::::\n\n"
+                          ":::{solution-start} ex-a\n:class: dropdown\n:::\nBy {prf:ref}`thm-x`."),
+             ("code", "x = 1"),
+             ("markdown", "More, {glue:text}`g`.\n\n:::{solution-end}\n:::\nAfter."),
+             ("code", "y = 2"))
+    cells = reader_notebook(nb, resolved, "intro")["cells"]
+    texts = ["".join(c["source"]) for c in cells]
+    assert texts[0] == "intro"
+    assert texts[1].startswith("**Exercise 7.1**\n\nDo it.\n\n<details>\n"
+                               "<summary>Solution to Exercise 7.1</summary>")
+    assert "By [Theorem 7.2](#)." in texts[1] and texts[1].endswith("</details>")
+    assert cells[2]["metadata"] == {"jupyter": {"source_hidden": True, "outputs_hidden": True},
+                                    "collapsed": True}
+    assert texts[3] == ("<details>\n<summary>Solution, continued</summary>\n\nMore, 1\\*2.\n\n"
+                        "</details>\n\nAfter.")
+    assert cells[4]["metadata"] == {}
