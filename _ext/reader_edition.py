@@ -1,0 +1,210 @@
+"""Sphinx extension: the reader edition of every chapter notebook (loaded through ``_config.yml``).
+
+The committed chapters stay the one source. During the HTML build, for every chapter notebook:
+
+1. a post-transform that runs before Sphinx resolves cross-references notes where each pending
+   reference sits in the doctree (:class:`RecordReferences`);
+2. once the doctree is resolved (``doctree-resolved``), the node that replaced each of them is
+   turned into Markdown: the number, title or citation the site shows, linked to the site
+   (``COURSE_SITE_URL``/``html.baseurl``) or, when the build does not know the site, to the
+   notebook beside it (:func:`inline_markdown`);
+3. ``reader_markdown.reader_notebook`` rewrites the Markdown cells with those, the glued
+   values (myst-nb's formatting of the stored outputs) and the site's block numbers
+   (``env.toc_fignumbers``, which sphinx-proof and sphinx-exercise number from).
+
+The result is what the download button serves (``_sources/chapters/*.ipynb``) and what
+``course.zip`` carries; ``postBuild`` copies it over ``chapters/`` for Binder. Why not
+sphinx-tojupyter 0.6.0, QuantEcon's builder: tried on this course, its notebooks had no code
+cell and no output at all (its writer skips myst-nb's ``cell_output`` containers, and the code
+became fenced Markdown), no cell metadata (alt text), solutions open as headings, and it needs
+a second full Sphinx build plus dask. Converting here, from the same resolved doctree that
+the site is written from, keeps every code cell and output and the site's numbers exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
+
+from reader_markdown import Resolved, escape, first_cell, reader_notebook
+
+LOGGER = logging.getLogger(__name__)
+ARCHIVE_NAME = "course.zip"
+ARCHIVE_ROOT = "dp-course"
+READER_DIR = "reader-edition"  # under the doctree directory: survives incremental builds
+
+
+def _is_chapter(env: Any, docname: str) -> bool:
+    return docname.startswith("chapters/") and Path(env.doc2path(docname)).suffix == ".ipynb"
+
+
+def _site(app: Sphinx) -> str:
+    where = getattr(app, "env_course_location", None)  # set by course_site when it is loaded
+    if where is not None:
+        return where.get("site", "")
+    return (app.config.html_baseurl or "").rstrip("/")
+
+
+class RecordReferences(SphinxPostTransform):
+    """Note (parent, position, domain, type, target) of every pending cross-reference.
+
+    Sphinx replaces each ``pending_xref`` in place (priority 10); at ``doctree-resolved`` the
+    node at the same position is what the site renders for that role.
+    """
+
+    default_priority = 1
+
+    def run(self, **kwargs: Any) -> None:
+        if self.app.builder.format != "html" or not _is_chapter(self.env, self.env.docname):
+            return
+        records = []
+        for node in self.document.findall(addnodes.pending_xref):
+            records.append((node.parent, node.parent.index(node), node.get("refdomain", ""),
+                            node.get("reftype", ""), node.get("reftarget", "")))
+        self.app.reader_pending[self.env.docname] = records  # type: ignore[attr-defined]
+
+
+def link(refuri: str, fromdoc: str, site: str, chapters: set[str]) -> str | None:
+    """Where a reader edition link points, for the site's relative ``refuri``.
+
+    With the site's URL: the page on the site (anchor kept). Without it: the notebook beside
+    this one for another chapter, and no link for anything else (the site is not known).
+    """
+    path, _, anchor = refuri.partition("#")
+    target = (posixpath.normpath(posixpath.join(posixpath.dirname(fromdoc), path))
+              if path else f"{fromdoc}.html")
+    if site:
+        return f"{site}/{target}" + (f"#{anchor}" if anchor else "")
+    docname = target.removesuffix(".html")
+    if path and docname in chapters and docname != fromdoc:
+        return posixpath.relpath(f"{docname}.ipynb", posixpath.dirname(fromdoc))
+    return None
+
+
+def inline_markdown(node: nodes.Node, to_link: Any) -> str:
+    """Markdown for an inline doctree node (text, emphasis, code, math, references)."""
+    if isinstance(node, nodes.Text):
+        return escape(node.astext())
+    inner = "".join(inline_markdown(child, to_link) for child in node.children)
+    if isinstance(node, nodes.reference):
+        url = node.get("refuri") and to_link(node["refuri"])
+        if url is None and node.get("refid"):
+            url = to_link(f"#{node['refid']}")
+        return f"[{inner}]({url})" if url else inner
+    if isinstance(node, nodes.emphasis):
+        return f"*{inner}*"
+    if isinstance(node, nodes.strong):
+        return f"**{inner}**"
+    if isinstance(node, nodes.literal):
+        return f"`{node.astext()}`"
+    if isinstance(node, nodes.math):
+        return f"${node.astext()}$"
+    if isinstance(node, (nodes.inline, nodes.TextElement, addnodes.pending_xref)):
+        return inner
+    raise ValueError(f"reader edition: no Markdown for the inline node {node.tagname}")
+
+
+def _on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    records = app.reader_pending.pop(docname, None)  # type: ignore[attr-defined]
+    if records is None:
+        return
+    env, site = app.env, _site(app)
+    chapters = {d for d in env.found_docs if _is_chapter(env, d)}
+    xrefs = []
+    for parent, index, domain, kind, target in records:
+        node = parent[index]
+        if isinstance(node, addnodes.pending_xref):
+            raise ValueError(f"{docname}: the reference to {target!r} was not resolved")
+        to_link = lambda uri: link(uri, docname, site, chapters)  # noqa: E731
+        xrefs.append((domain, kind, target, inline_markdown(node, to_link)))
+    numbers = {kind: {label: ".".join(map(str, number)) for label, number in labels.items()}
+               for kind, labels in env.toc_fignumbers.get(docname, {}).items()}
+    source = Path(env.doc2path(docname))
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    resolved = Resolved(xrefs=xrefs, numbers=numbers, glue=stored_glue(nb))
+    title = env.titles[docname].astext()
+    page = f"{site}/{docname}.html" if site else None
+    archive = f"{site}/{ARCHIVE_NAME}" if site else None
+    reader = reader_notebook(nb, resolved, first_cell(title, page, archive))
+    out = Path(app.doctreedir) / READER_DIR / f"{docname}.ipynb"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(reader, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def stored_glue(nb: dict) -> dict[str, str]:
+    """Key -> the text ``{glue:text}`key``` shows, from the notebook's stored outputs."""
+    from myst_nb.core.variables import format_plain_text
+    from myst_nb.ext.glue import GLUE_PREFIX
+
+    glue = {}
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            meta = output.get("metadata", {}).get("scrapbook")
+            plain = output.get("data", {}).get(f"{GLUE_PREFIX}text/plain")
+            if meta and plain is not None:
+                glue[meta["name"]] = format_plain_text(
+                    "".join(plain) if isinstance(plain, list) else plain, "")
+    return glue
+
+
+def reader_notebooks(app: Sphinx) -> dict[str, Path]:
+    """Docname -> the reader edition of every chapter notebook of this build."""
+    folder = Path(app.doctreedir) / READER_DIR
+    return {d: folder / f"{d}.ipynb" for d in sorted(app.env.found_docs)
+            if _is_chapter(app.env, d) and (folder / f"{d}.ipynb").exists()}
+
+
+def _serve_downloads(app: Sphinx, exception: Exception | None) -> None:
+    """The download button's notebooks (``_sources``) become the reader edition."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for docname, path in reader_notebooks(app).items():
+        target = Path(app.outdir) / "_sources" / f"{docname}.ipynb"
+        if target.parent.exists():
+            target.write_bytes(path.read_bytes())
+
+
+def _put_in_archive(app: Sphinx, exception: Exception | None) -> None:
+    """``course.zip`` (written by course_site) carries the reader edition of every chapter."""
+    archive = Path(app.outdir) / ARCHIVE_NAME
+    if exception is not None or app.builder.format != "html" or not archive.exists():
+        return
+    replace = {f"{ARCHIVE_ROOT}/{d}.ipynb": p.read_bytes()
+               for d, p in reader_notebooks(app).items()}
+    with zipfile.ZipFile(archive) as zf:
+        entries = [(info, replace.get(info.filename) or zf.read(info)) for info in zf.infolist()]
+    missing = set(replace) - {info.filename for info, _ in entries}
+    if missing:
+        raise ValueError(f"course.zip has no {sorted(missing)}")
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for info, data in entries:  # same names, dates and order: still reproducible
+            zf.writestr(info, data)
+
+
+def _code_digest() -> str:
+    """A digest of the conversion's code: a config value that changes when the code does, so
+    that ``make book`` re-converts every chapter after an edit here (Sphinx rebuilds on it)."""
+    here = Path(__file__).parent
+    return hashlib.sha256(b"".join((here / name).read_bytes() for name in (
+        "reader_edition.py", "reader_markdown.py"))).hexdigest()[:16]
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    app.add_config_value("reader_edition_code", _code_digest(), "env")
+    app.reader_pending = {}  # type: ignore[attr-defined]
+    app.add_post_transform(RecordReferences)
+    app.connect("doctree-resolved", _on_doctree_resolved)
+    # before course_site (900) names the archive in the downloads, after it writes course.zip
+    app.connect("build-finished", _serve_downloads, priority=800)
+    app.connect("build-finished", _put_in_archive, priority=950)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

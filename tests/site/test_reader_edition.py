@@ -1,0 +1,201 @@
+"""The reader edition of every chapter (``_ext/reader_edition.py``), checked against the site.
+
+``make book`` writes it where the download button points (``_sources/chapters/*.ipynb``) and
+into ``course.zip``. For every chapter:
+
+* no MyST markup is left (roles, ``:::`` fences, ``(label)=`` targets);
+* every glued value, every cross-reference and citation text and every block number that the
+  built HTML page shows appears in the notebook's Markdown, in the same order (the HTML is
+  written by Sphinx's own writers, independently of the conversion);
+* every ``{glue:text}`` of the source became text: the HTML has as many glued values as the
+  source has roles;
+* code cells and outputs are unchanged; solution code cells, and only they, are hidden;
+* each solution is in a ``<details>`` element.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.site
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "_build" / "html"
+CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
+
+#: what the HTML shows for a role: a glued value, an internal link (references, citations,
+#: solution titles) or a block's number ("Definition 7.2 ")
+_SHOWN = re.compile(r'<span class="pasted-text">(?P<glue>.*?)</span>'
+                    r'|<a class="reference internal" href="[^"]*"(?: title="[^"]*")?>(?P<ref>.*?)</a>'
+                    r'|<span class="caption-number">(?P<number>.*?)</span>', re.S)
+_LEFTOVER = re.compile(r"\{[a-z][\w:-]*\}`|^:{3,}|^`{3,}\{|^\([^()\s]+\)=\s*$", re.M)
+
+
+def _plain(text: str, markdown: bool = False) -> str:
+    """Text as a reader sees it: no tags, links, emphasis or escapes; spaces collapsed."""
+    if markdown:  # only the tags the reader edition writes ("<" in math is text)
+        text = html.unescape(re.sub(r"</?(?:details|summary)>", " ", text))
+    else:
+        text = html.unescape(re.sub(r"<[^>]+>", "", text))
+    text = re.sub(r"\]\([^)\s]*\)", "]", text)  # [text](url) -> [text]
+    text = re.sub(r"\\(.)", r"\1", text)
+    text = text.replace("*", "").replace("[", "").replace("]", "")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _cells(path: Path) -> list[dict]:
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _source(cell: dict) -> str:
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+@pytest.fixture(scope="module", params=[p.stem for p in CHAPTERS])
+def chapter(request) -> str:
+    if not (SITE / "_sources" / "chapters" / f"{request.param}.ipynb").exists():
+        pytest.fail("the site is not built: run `make book` first")
+    return request.param
+
+
+def test_every_chapter_has_a_reader_edition():
+    import nbformat
+
+    served = sorted((SITE / "_sources" / "chapters").glob("*.ipynb"))
+    assert [p.name for p in served] == [p.name for p in CHAPTERS]
+    for path in served:  # valid notebooks (nbformat's schema), as JupyterLab expects them
+        nbformat.validate(nbformat.read(path, as_version=4))
+    with zipfile.ZipFile(SITE / "course.zip") as zf:
+        for path in served:
+            packed = json.loads(zf.read(f"dp-course/chapters/{path.name}"))["cells"]
+            served_cells = _cells(path)
+            # the same edition (the download may name the archive's URL in its first code cell)
+            assert [_source(c) for c in packed if c["cell_type"] == "markdown"] == [
+                _source(c) for c in served_cells if c["cell_type"] == "markdown"], path.name
+            assert [c.get("outputs") for c in packed] == [c.get("outputs") for c in served_cells]
+
+
+def test_no_markup_is_left_and_the_page_text_is_there(chapter):
+    reader = _cells(SITE / "_sources" / "chapters" / f"{chapter}.ipynb")
+    markdown = [_source(c) for c in reader if c["cell_type"] == "markdown"]
+    for text in markdown:
+        assert not _LEFTOVER.search(text), (chapter, _LEFTOVER.search(text).group(0), text[:300])
+    plain = _plain("\n".join(markdown[1:]), markdown=True)  # the first cell is the reader edition's own
+    page = (SITE / "chapters" / f"{chapter}.html").read_text(encoding="utf-8")
+    article = page[page.index('<article class="bd-article">'):page.index("</article>")]
+    shown = [(kind, _plain(value)) for m in _SHOWN.finditer(article)
+             for kind, value in m.groupdict().items() if value is not None]
+    assert shown, chapter
+    cursor = 0
+    for kind, text in shown:
+        found = plain.find(text, cursor)
+        assert found >= 0, (chapter, kind, text, plain[cursor:cursor + 300])
+        cursor = found + len(text)
+    # every glue role of the source is a value on the page, so all of them were replaced
+    source = "\n".join(_source(c) for c in _cells(ROOT / "chapters" / f"{chapter}.ipynb")
+                       if c["cell_type"] == "markdown")
+    assert source.count("{glue:text}`") == sum(kind == "glue" for kind, _ in shown), chapter
+
+
+def test_numbers_and_references_match_the_site(chapter):
+    """Each numbered reference of the notebook ("Theorem 7.2") is the one the page shows."""
+    numbered = re.compile(r"\b(Definition|Theorem|Lemma|Remark|Corollary|Proposition|Example|"
+                          r"Exercise) (\d+(?:\.\d+)+)")
+    reader = _cells(SITE / "_sources" / "chapters" / f"{chapter}.ipynb")
+    in_reader = numbered.findall(_plain("\n".join(
+        _source(c) for c in reader[1:] if c["cell_type"] == "markdown"), markdown=True))
+    page = (SITE / "chapters" / f"{chapter}.html").read_text(encoding="utf-8")
+    article = page[page.index('<article class="bd-article">'):page.index("</article>")]
+    prose = re.sub(r'<div class="cell_output.*?</div>\s*</div>', "", article, flags=re.S)
+    in_page = numbered.findall(_plain(prose))
+    assert in_reader == in_page, chapter
+
+
+def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
+    original = _cells(ROOT / "chapters" / f"{chapter}.ipynb")
+    reader = _cells(SITE / "_sources" / "chapters" / f"{chapter}.ipynb")
+    code = [c for c in reader if c["cell_type"] == "code"]
+    assert len(code) == sum(c["cell_type"] == "code" for c in original)
+    inside, expected_hidden = False, []
+    for cell in original:
+        text = _source(cell)
+        if cell["cell_type"] == "markdown":
+            for marker in re.findall(r"\{solution-(start|end)\}", text):
+                inside = marker == "start"
+        else:
+            expected_hidden.append(inside)
+    for before, after, hidden in zip([c for c in original if c["cell_type"] == "code"], code,
+                                     expected_hidden):
+        assert after["outputs"] == before["outputs"]
+        assert after.get("execution_count") == before.get("execution_count")
+        if _source(after) != _source(before):  # only the archive's URL, in the first one
+            assert after is code[0] and "course.zip" in _source(after), _source(after)
+        meta = {k: v for k, v in after["metadata"].items() if k not in ("jupyter", "collapsed")}
+        assert meta == before["metadata"]
+        assert after["metadata"].get("jupyter") == (
+            {"source_hidden": True, "outputs_hidden": True} if hidden else None), _source(after)
+        assert after["metadata"].get("collapsed") == (True if hidden else None)
+    source = "\n".join(_source(c) for c in original if c["cell_type"] == "markdown")
+    solutions = source.count("{solution}") + source.count("{solution-start}")
+    markdown = "\n".join(_source(c) for c in reader if c["cell_type"] == "markdown")
+    assert markdown.count("<summary>Solution to Exercise ") >= solutions
+    assert markdown.count("<details>") == markdown.count("</details>")
+
+
+# --- the conversion on small inputs: what it refuses, and the solution layout -----------------
+sys.path.insert(0, str(ROOT / "_ext"))
+from reader_markdown import ReaderEditionError, Resolved, reader_notebook  # noqa: E402
+
+
+def _nb(*cells: tuple[str, str]) -> dict:
+    return {"cells": [{"cell_type": kind, "metadata": {}, "source": text,
+                       **({"outputs": [], "execution_count": None} if kind == "code" else {})}
+                      for kind, text in cells], "metadata": {}, "nbformat": 4,
+            "nbformat_minor": 5}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("See {eq}`eq-one`.", "role {eq}"),
+    ("See {prf:ref}`thm-x`.", "thm-x"),  # no resolved reference at all
+    (":::{figure} a.png\n:::", "directive {figure}"),
+    (":::{prf:theorem} No label\nBody.\n:::", "no :label:"),
+    (":::{note}\nnever closed", "not closed"),
+    ("{glue:text}`missing`", "missing"),
+])
+def test_the_conversion_refuses_what_it_cannot_render(text, message):
+    with pytest.raises(ReaderEditionError, match=re.escape(message)):
+        reader_notebook(_nb(("markdown", text)), Resolved(), "intro")
+
+
+def test_a_reference_must_be_the_one_the_site_resolved():
+    resolved = Resolved(xrefs=[("std", "term", "laplace mechanism", "**x**")])
+    with pytest.raises(ReaderEditionError, match="prf:ref"):
+        reader_notebook(_nb(("markdown", "{prf:ref}`thm-x`")), resolved, "intro")
+
+
+def test_gated_solution_layout():
+    resolved = Resolved(numbers={"exercise": {"ex-a": "7.1"}}, glue={"g": "1*2"},
+                        xrefs=[("prf", "ref", "thm-x", "[Theorem 7.2](#)")])
+    nb = _nb(("markdown", "::::{exercise}\n:label: ex-a\n\nDo it.\n::::\n\n"
+                          ":::{solution-start} ex-a\n:class: dropdown\n:::\nBy {prf:ref}`thm-x`."),
+             ("code", "x = 1"),
+             ("markdown", "More, {glue:text}`g`.\n\n:::{solution-end}\n:::\nAfter."),
+             ("code", "y = 2"))
+    cells = reader_notebook(nb, resolved, "intro")["cells"]
+    texts = ["".join(c["source"]) for c in cells]
+    assert texts[0] == "intro"
+    assert texts[1].startswith("**Exercise 7.1**\n\nDo it.\n\n<details>\n"
+                               "<summary>Solution to Exercise 7.1</summary>")
+    assert "By [Theorem 7.2](#)." in texts[1] and texts[1].endswith("</details>")
+    assert cells[2]["metadata"] == {"jupyter": {"source_hidden": True, "outputs_hidden": True},
+                                    "collapsed": True}
+    assert texts[3] == ("<details>\n<summary>Solution, continued</summary>\n\nMore, 1\\*2.\n\n"
+                        "</details>\n\nAfter.")
+    assert cells[4]["metadata"] == {}

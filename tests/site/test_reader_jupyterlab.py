@@ -1,0 +1,200 @@
+"""The reader edition in a real JupyterLab, as a student opens it from ``course.zip``.
+
+JupyterLab (``requirements-dev.txt``) is started from the course's environment on a free port
+with a token, over the unpacked archive that ``make book`` wrote; Debian's chromium, driven by
+Playwright, opens two chapters. On each: no MyST markup is visible, the values the site glues
+into the prose outside solutions are in the text, every solution (Markdown and code) is
+collapsed until clicked, math is typeset by JupyterLab's own MathJax, and the browser asks
+no host but the local server. Screenshots are kept in ``_build/reader-edition-screenshots/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+ARCHIVE = ROOT / "_build" / "html" / "course.zip"
+SHOTS = ROOT / "_build" / "reader-edition-screenshots"
+TOKEN = "reader-edition-test"
+CHAPTERS = ["laplace-mechanism", "composition"]
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+MARKUP = ("{glue", "{doc}", "{cite", ":::{", "{prf:", "{term}", "{ref}", "{numref}")
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    path = os.environ.get("CHROMIUM") or "/usr/bin/chromium"
+    if not Path(path).exists():
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail(f"REQUIRE_BROWSER=1 but no chromium at {path}")
+        pytest.skip(f"no chromium at {path} (apt-get install chromium)")
+    return path
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory) -> str:
+    """JupyterLab serving the unpacked course archive; yields its base URL."""
+    if not ARCHIVE.exists():
+        pytest.fail("course.zip is missing: run `make book` first")
+    home = tmp_path_factory.mktemp("jupyterlab")
+    with zipfile.ZipFile(ARCHIVE) as zf:
+        zf.extractall(home)
+    settings = home / "settings" / "@jupyterlab" / "notebook-extension"
+    settings.mkdir(parents=True)
+    # render every cell, not only those on screen, so the whole text can be read
+    (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
+    news = home / "settings" / "@jupyterlab" / "apputils-extension"
+    news.mkdir(parents=True)  # no "get notified about Jupyter news?" prompt on the screenshots
+    (news / "notification.jupyterlab-settings").write_text('{"fetchNews": "false"}')
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / "config"),
+           "JUPYTER_DATA_DIR": str(home / "data"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+           "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(home / "workspaces")}
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", f"--port={port}",
+         "--ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}",
+         f"--ServerApp.root_dir={home / 'dp-course'}", "--LabApp.news_url=None",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         "--LabApp.extension_manager=readonly",
+         *(["--allow-root"] if os.geteuid() == 0 else [])],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{url}/api/status?token={TOKEN}", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("JupyterLab did not start")
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _outside_solutions(source: str) -> list[str]:
+    """Glue keys the source shows outside any solution, in order."""
+    keys, inside = [], False
+    for cell in json.loads(source)["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        parts = re.split(r"\{solution-(start|end)\}", "".join(cell["source"]))
+        for i, part in enumerate(parts):
+            if i % 2:
+                inside = part == "start"
+                continue
+            if not inside:
+                part = re.sub(r"^(:{3,})\{solution\}.*?^\1[ \t]*$", "", part, flags=re.M | re.S)
+                keys += re.findall(r"\{glue:text\}`([^`]+)`", part)
+    return keys
+
+
+def _stored_glue(source: str) -> dict[str, str]:
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from reader_edition import stored_glue
+
+    return stored_glue(json.loads(source))
+
+
+def _eventually(check, seconds: float = 10.0) -> bool:
+    """True as soon as ``check()`` is (JupyterLab may still be laying the notebook out)."""
+    end = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.2)
+    return True
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_a_reader_notebook_reads_like_the_site(lab, chromium, chapter):
+    from playwright.sync_api import sync_playwright
+
+    source = (ROOT / "chapters" / f"{chapter}.ipynb").read_text(encoding="utf-8")
+    glue = _stored_glue(source)
+    expected = [glue[key] for key in _outside_solutions(source)]
+    assert expected, chapter
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    hosts: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.on("request", lambda r: hosts.append(urlparse(r.url).hostname or ""))
+        # a workspace of its own: only this notebook is open
+        page.goto(f"{lab}/lab/workspaces/{chapter}/tree/chapters/{chapter}.ipynb"
+                  f"?reset&token={TOKEN}")
+        notebook = page.locator(".jp-NotebookPanel .jp-Notebook")
+        notebook.wait_for(timeout=120_000)
+        page.wait_for_selector(".jp-NotebookPanel .jp-RenderedMarkdown details", timeout=60_000)
+        page.wait_for_selector(".jp-NotebookPanel mjx-container", timeout=60_000)
+        page.wait_for_timeout(1500)  # let MathJax finish the remaining cells
+        page.screenshot(path=str(SHOTS / f"{chapter}-top.png"))
+        prose = notebook.locator(".jp-MarkdownCell .jp-RenderedMarkdown")
+        text = "\n".join(prose.all_inner_texts())  # the prose (code cells are code)
+        for markup in MARKUP:
+            assert markup not in text, (chapter, markup)
+        cursor = 0
+        for value in expected:  # the glued numbers, in the order of the prose
+            found = text.find(value, cursor)
+            assert found >= 0, (chapter, value, text[cursor:cursor + 200])
+            cursor = found + len(value)
+        # math: JupyterLab's MathJax typeset it, no TeX source is left as text
+        assert notebook.locator("mjx-container").count() > 20
+        assert "\\varepsilon" not in text and "$$" not in text
+        # solutions: every <details> closed, and a solution's code cells collapsed
+        details = notebook.locator(".jp-RenderedMarkdown details")
+        count = details.count()
+        assert count >= 3
+        assert notebook.locator(".jp-RenderedMarkdown details[open]").count() == 0
+        first = details.first
+        body = first.locator("p").first
+        first.evaluate("e => e.scrollIntoView({block: 'center'})")
+        page.wait_for_timeout(300)
+        # Chromium keeps a closed <details>' content in a content-visibility: hidden slot
+        shown = "e => e.checkVisibility({contentVisibilityAuto: true})"
+        assert _eventually(lambda: first.locator("summary").evaluate(shown))
+        assert not body.evaluate(shown)
+        page.screenshot(path=str(SHOTS / f"{chapter}-solution-closed.png"))
+        first.locator("summary").evaluate("s => s.click()")  # a reader's click on the summary
+        assert first.evaluate("e => e.open") and _eventually(lambda: body.evaluate(shown))
+        page.screenshot(path=str(SHOTS / f"{chapter}-solution-open.png"))
+        hidden = json.loads((ARCHIVE.parent / "_sources" / "chapters" / f"{chapter}.ipynb")
+                            .read_text(encoding="utf-8"))["cells"]
+        hidden = sum(bool(c["metadata"].get("jupyter", {}).get("source_hidden")) for c in hidden)
+        placeholders = notebook.locator(".jp-InputPlaceholder")
+        assert placeholders.count() == hidden
+        if hidden:  # the first collapsed code cell opens when its placeholder is clicked
+            index = notebook.locator(".jp-Cell").evaluate_all(
+                "cells => cells.findIndex(c => c.querySelector('.jp-InputPlaceholder'))")
+            cell = notebook.locator(".jp-Cell").nth(index)
+            assert cell.locator(".jp-InputArea-editor").count() == 0 or not cell.locator(
+                ".jp-InputArea-editor").first.is_visible()
+            cell.locator(".jp-InputPlaceholder").click()
+            cell.locator(".jp-InputArea-editor").first.wait_for(state="visible", timeout=10_000)
+            page.screenshot(path=str(SHOTS / f"{chapter}-solution-code-open.png"))
+        browser.close()
+    foreign = sorted({h for h in hosts if h not in ("127.0.0.1", "localhost")})
+    assert foreign == [], foreign
