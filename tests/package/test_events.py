@@ -122,3 +122,23 @@ def test_bad_input_names_the_parameter(adult, kwargs, exc, name):
     people = args.pop("people")
     with pytest.raises(exc, match=name):
         event_table(people, **args)
+
+
+def test_build_script_prints_the_facts(capsys, tmp_path):
+    """data/build_events.py: the documented script writes the same table and its facts."""
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "data" / "build_events.py"
+    spec = importlib.util.spec_from_file_location("build_events", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = tmp_path / "events.csv"
+    assert module.main(["--rows", "1000", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "events: 1,000" in printed
+    written = pd.read_csv(out)
+    assert len(written) == 1_000
+    assert list(written.columns) == ["person_id", "day", "amount", "merchant", "education"]
+    with pytest.raises(SystemExit):
+        module.main(["--out", str(tmp_path / "events.txt")])
