@@ -15,7 +15,8 @@ or more chapters use (a test enforces it), and re-exports it from the small pack
 * the Gaussian mechanism (:mod:`dpcourse.gaussian`): :func:`gaussian_mechanism`,
   :func:`gaussian_delta`, :func:`gaussian_epsilon`, :func:`gaussian_sigma`;
 * selection (:mod:`dpcourse.selection`): :func:`exponential_mechanism`,
-  :func:`exponential_mechanism_probabilities`;
+  :func:`exponential_mechanism_probabilities`, and :func:`quantile_utility`, the scores of a
+  private quantile;
 * accounting (:mod:`dpcourse.accounting`): :class:`PrivacyAccountant`,
   :class:`BudgetExceededError`, :func:`rdp_to_dp`, :func:`zcdp_to_dp` and its inverse
   :func:`dp_to_zcdp`, :func:`gaussian_rdp_epsilon`, :func:`subsampled_gaussian_rdp`, and the
@@ -47,7 +48,8 @@ from dpcourse.gaussian import gaussian_delta, gaussian_epsilon, gaussian_mechani
 from dpcourse.mechanisms import (discrete_laplace_noise, estimate_proportion, laplace_mechanism,
                                  randomized_response, randomized_response_keep_probability)
 from dpcourse.randomness import DEFAULT_SEED, SecureRandom, make_rng
-from dpcourse.selection import exponential_mechanism, exponential_mechanism_probabilities
+from dpcourse.selection import (exponential_mechanism, exponential_mechanism_probabilities,
+                                quantile_utility)
 
 __all__ = [
     "ADULT_CATEGORIES",
@@ -78,6 +80,7 @@ __all__ = [
     "load_adult",
     "load_health",
     "make_rng",
+    "quantile_utility",
     "randomized_response",
     "randomized_response_keep_probability",
     "rdp_to_dp",

@@ -21,8 +21,7 @@ from conftest import glued
 from notebook_code import notebook_namespace
 
 NAMES = ["reservoir_sample", "rank_within", "bound_contributions", "PRIORITY_BITS",
-         "laplace_threshold", "release_probability", "tpr_bound", "run_presence_test",
-         "quantile_utility"]
+         "laplace_threshold", "release_probability", "tpr_bound", "run_presence_test"]
 
 
 @pytest.fixture(scope="module")
@@ -261,18 +260,6 @@ def test_private_cap(g, n_u, ch):
     assert 15 <= cap <= 30
     assert number(g["user_private_rmse"]) == round(count_rmse(n_u, cap, 0.9)[1])
     assert g["user_private_spent"] == "1"
-
-
-def test_quantile_utility_sensitivity(ch, n_u):
-    """Adding or removing one person moves every score by at most max(q, 1 - q)."""
-    grid = np.arange(1, 200)
-    base = n_u[:2_000]
-    for q in (0.5, 0.9, 0.99):
-        u = ch["quantile_utility"](base, grid, q)
-        for new in (1, 4, 21, 150, 10_000):
-            assert np.abs(ch["quantile_utility"](np.r_[base, new], grid, q) - u).max() <= max(q, 1 - q) + 1e-12
-        for i in (0, 7, int(np.argmax(base))):
-            assert np.abs(ch["quantile_utility"](np.delete(base, i), grid, q) - u).max() <= max(q, 1 - q) + 1e-12
 
 
 # --- partition selection -----------------------------------------------------------------------
