@@ -6,13 +6,14 @@ public names once, in its ``__all__``. A public name is used by two or more chap
 enforces it). The modules, one per topic and one per mechanism family:
 
 * :mod:`dpcourse.data`: the two datasets and their public domains;
+* :mod:`dpcourse.events`: an event table with many rows per person (Part VI);
 * :mod:`dpcourse.randomness`: :func:`make_rng` (seeded, for teaching) and
   :class:`SecureRandom` (the operating system's entropy, for real releases);
 * :mod:`dpcourse.mechanisms`: pure ε-DP mechanisms: Laplace, randomized response, the exact
   discrete Laplace;
 * :mod:`dpcourse.gaussian`: the Gaussian mechanism, its exact calibration and its Rényi DP
   (alone and Poisson-subsampled);
-* :mod:`dpcourse.selection`: the exponential mechanism;
+* :mod:`dpcourse.selection`: the exponential mechanism, and the scores of a private quantile;
 * :mod:`dpcourse.conversions`: Rényi DP and zCDP to (ε, δ), and back;
 * :mod:`dpcourse.accounting`: the privacy accountant (which composes what the mechanism
   modules provide), a read-counting table, and the 2020 US Census budgets;
@@ -34,6 +35,7 @@ from dpcourse.attacks import *  # noqa: F401,F403
 from dpcourse.auditing import *  # noqa: F401,F403
 from dpcourse.conversions import *  # noqa: F401,F403
 from dpcourse.data import *  # noqa: F401,F403
+from dpcourse.events import *  # noqa: F401,F403
 from dpcourse.formatting import *  # noqa: F401,F403
 from dpcourse.gaussian import *  # noqa: F401,F403
 from dpcourse.mechanisms import *  # noqa: F401,F403
@@ -41,8 +43,8 @@ from dpcourse.randomness import *  # noqa: F401,F403
 from dpcourse.selection import *  # noqa: F401,F403
 
 #: The modules re-exported above; ``dpcourse.validation`` holds input checks and exports none.
-_MODULES = ("accounting", "attacks", "auditing", "conversions", "data", "formatting", "gaussian",
-            "mechanisms", "randomness", "selection")
+_MODULES = ("accounting", "attacks", "auditing", "conversions", "data", "events", "formatting",
+            "gaussian", "mechanisms", "randomness", "selection")
 
 __all__ = sorted(name for module in _MODULES
                  for name in _importlib.import_module(f"dpcourse.{module}").__all__)

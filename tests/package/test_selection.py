@@ -82,3 +82,39 @@ def test_bad_input_is_rejected(kwargs, exc, word):
     args.update(kwargs)
     with pytest.raises(exc, match=word):
         helpers.exponential_mechanism(**args)
+
+
+def test_quantile_utility_peaks_at_the_quantile_and_has_sensitivity_max_q():
+    """The score is largest at the q-quantile, and adding or removing one value moves every
+    score by at most max(q, 1 - q) (checked over random data, additions and removals)."""
+    rng = np.random.default_rng(31)
+    values = rng.integers(1, 60, 300).astype(float)
+    grid = np.arange(0.0, 70.0)
+    for q in (0.1, 0.5, 0.9, 0.99):
+        scores = helpers.quantile_utility(values, grid, q)
+        best = grid[np.argmax(scores)]
+        assert abs(best - np.quantile(values, q)) <= 1     # within one step of the grid
+        for extra in (0.0, 1.0, 30.0, 59.0, 1e6):
+            moved = helpers.quantile_utility(np.r_[values, extra], grid, q) - scores
+            assert np.abs(moved).max() <= max(q, 1 - q) + 1e-12
+        for i in (0, 5, int(np.argmax(values))):
+            moved = helpers.quantile_utility(np.delete(values, i), grid, q) - scores
+            assert np.abs(moved).max() <= max(q, 1 - q) + 1e-12
+    # attained: adding a value below every candidate moves each score by exactly 1 - q or q
+    moved = helpers.quantile_utility(np.r_[values, -1.0], grid, 0.9) - helpers.quantile_utility(values, grid, 0.9)
+    assert np.isclose(np.abs(moved).max(), 0.1)
+
+
+@pytest.mark.parametrize("kwargs, exc, word", [
+    (dict(values=[]), ValueError, "values"),
+    (dict(values=[1.0, float("nan")]), ValueError, "values"),
+    (dict(candidates="abc"), TypeError, "candidates"),
+    (dict(tau=0.0), ValueError, "tau"),
+    (dict(tau=1.0), ValueError, "tau"),
+    (dict(tau="0.5"), TypeError, "tau"),
+])
+def test_quantile_utility_rejects_bad_input(kwargs, exc, word):
+    args = dict(values=[1.0, 2.0, 3.0], candidates=[0.0, 2.0], tau=0.5)
+    args.update(kwargs)
+    with pytest.raises(exc, match=word):
+        helpers.quantile_utility(**args)
