@@ -75,12 +75,22 @@ def _imported_by_another_module(module, name: str) -> bool:
     return False
 
 
+def _assigned_names(module) -> set[str]:
+    tree = ast.parse(inspect.getsource(module))
+    return {target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Name)}
+
+
 def test_every_name_without_underscore_is_exported_or_package_internal():
     # A module-level function, class or constant without a leading underscore is either public
     # (in its module's __all__) or package-internal: imported by another dpcourse module.
     for module in _modules():
         for name, obj in vars(module).items():
-            own = getattr(obj, "__module__", module.__name__) == module.__name__
+            if inspect.isfunction(obj) or inspect.isclass(obj):
+                own = obj.__module__ == module.__name__
+            else:  # a constant is the module's own if the module assigns it
+                own = name in _assigned_names(module)
             if (name.startswith("_") or name in module.__all__ or inspect.ismodule(obj)
                     or not own or name == "annotations"):
                 continue
