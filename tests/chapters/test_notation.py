@@ -22,9 +22,11 @@ SINGLE_MEANING = {
     r"\\lambda\b": {"differential-privacy"},                                # P[report = 1]
     r"\\omega\b": {"differential-privacy"},                                 # a prior probability
     r"\\xi\b": {"unknown-ranges"},                                          # smooth sensitivity
-    r"\\tau\b": {"unknown-ranges"},                                         # quantile level
+    r"\\tau\b": {"unknown-ranges", "user-level-privacy"},                   # quantile level
     r"\\beta\b": {"laplace-mechanism", "unknown-ranges"},                   # failure probability
-    r"\\rho\b": {"privacy-accounting", "dp-in-the-wild", "synthetic-data"}, # zCDP
+    r"\\rho\b": {"privacy-accounting", "dp-in-the-wild", "synthetic-data",  # zCDP
+                  "user-level-privacy"},
+    r"\\kappa\b": {"user-level-privacy"},                                   # threshold
     r"\\mu\b": {"approximate-dp", "privacy-accounting"},                    # Gaussian test
     # a lone q (no subscript, star or partner p): the sampling rate
     r"(?<![\\\w])q(?![\w^*{])": {"privacy-accounting", "private-machine-learning"},
@@ -56,5 +58,5 @@ def test_a_single_meaning_symbol_stays_in_its_chapters(symbol):
 def test_the_notation_page_lists_every_single_meaning_symbol():
     page = (ROOT / "notation.md").read_text(encoding="utf-8")
     for latex in (r"\alpha", r"\theta", r"\lambda", r"\omega", r"\xi", r"\tau", r"\beta", r"\rho",
-                  r"\mu", r"\bar\varepsilon(\alpha)", "$q$", r"\ell(y)", "$z$"):
+                  r"\mu", r"\bar\varepsilon(\alpha)", "$q$", r"\ell(y)", "$z$", r"\kappa"):
         assert latex in page, latex
