@@ -1,0 +1,121 @@
+"""Sphinx extension for the PDF edition and its link on the website (loaded by ``_config.yml``).
+
+* **Numbers as on the website.** sphinx-jupyterbook-latex sets ``numfig_secnum_depth`` to 2
+  when the book has parts, expecting part numbers in front of the chapter numbers. Jupyter
+  Book numbers chapters across parts without them (``sphinx-multitoc-numbering``), so the PDF
+  said "Definition 4.4.1" where the website says "Definition 4.1". The LaTeX build uses the
+  website's depth, 1; ``_ext/latex/course-pdf.sty`` numbers LaTeX's own counters per chapter.
+* **Back matter.** The first part of ``_toc.yml`` that is not numbered (the reference pages)
+  starts the back matter: ``course-pdf.sty`` learns its title, and its chapters are unnumbered,
+  as on the website.
+* **The website links the PDF only when there is one.** The intro's link to the PDF is kept
+  when the PDF edition has been built (``make pdf``), and the PDF is then copied beside the
+  pages; after ``make book`` alone the link's list item is left out instead of pointing at a
+  missing file.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.util import logging
+from sphinx.util.texescape import escape
+from sphinx_external_toc.parsing import parse_toc_yaml
+
+LOGGER = logging.getLogger(__name__)
+
+
+def pdf_name(config) -> str:
+    """The PDF edition's file name, from ``latex_documents`` (``<targetname>.pdf``)."""
+    target = config.latex_documents[0][1]
+    return Path(target).with_suffix(".pdf").name
+
+
+def built_pdf(app: Sphinx) -> Path:
+    """Where ``make pdf`` leaves the PDF: ``_build/latex/`` beside the site's ``_build/html``."""
+    return Path(app.outdir).parent / "latex" / pdf_name(app.config)
+
+
+# --------------------------------------------------------------------------------------------
+# Numbers and back matter (LaTeX builder)
+# --------------------------------------------------------------------------------------------
+def _numbers_as_on_the_site(app: Sphinx) -> None:
+    # runs after sphinx-jupyterbook-latex's builder-inited handler (priority 500)
+    if app.builder.format == "latex":
+        app.config.numfig_secnum_depth = 1
+
+
+def _back_matter(app: Sphinx, config) -> None:
+    """Name the first unnumbered part of ``_toc.yml`` to ``course-pdf.sty``: it starts the
+    back matter (``\\coursebackmatterpart``, compared with each part's title)."""
+    toc = Path(app.srcdir) / (getattr(config, "external_toc_path", None) or "_toc.yml")
+    if not toc.exists():
+        return
+    captions = [t.caption for t in parse_toc_yaml(toc).root.subtrees
+                if t.caption and not t.numbered]
+    if captions:
+        elements = config.latex_elements
+        elements["preamble"] = (elements.get("preamble", "")
+                                + "\n\\def\\coursebackmatterpart{%s}\n" % escape(captions[0]))
+
+
+# --------------------------------------------------------------------------------------------
+# The website's link to the PDF (HTML builders)
+# --------------------------------------------------------------------------------------------
+def _links_the_pdf(node: nodes.Node, name: str) -> bool:
+    return any(f'href="{name}"' in raw.astext() for raw in node.findall(nodes.raw))
+
+
+def _pdf_link_outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
+    """Re-write the pages that link the PDF when the PDF appeared or disappeared."""
+    if app.builder.format != "html":
+        return []
+    present = built_pdf(app).exists()
+    before = getattr(env, "course_pdf_present", None)
+    env.course_pdf_present = present
+    if before is None or before == present:
+        return []
+    return sorted(getattr(env, "course_pdf_linking_docs", set()) & set(env.found_docs))
+
+
+def _record_pdf_link(app: Sphinx, doctree: nodes.document) -> None:
+    if _links_the_pdf(doctree, pdf_name(app.config)):
+        app.env.course_pdf_linking_docs = getattr(app.env, "course_pdf_linking_docs", set())
+        app.env.course_pdf_linking_docs.add(app.env.docname)
+
+
+def _purge_doc(app: Sphinx, env, docname: str) -> None:
+    getattr(env, "course_pdf_linking_docs", set()).discard(docname)
+
+
+def _merge_info(app: Sphinx, env, docnames, other) -> None:
+    env.course_pdf_linking_docs = (getattr(env, "course_pdf_linking_docs", set())
+                                   | getattr(other, "course_pdf_linking_docs", set()))
+
+
+def _drop_missing_pdf_link(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    if app.builder.format != "html" or built_pdf(app).exists():
+        return
+    name = pdf_name(app.config)
+    for item in [i for i in doctree.findall(nodes.list_item) if _links_the_pdf(i, name)]:
+        item.parent.remove(item)
+
+
+def _copy_pdf(app: Sphinx, exception) -> None:
+    if exception is None and app.builder.format == "html" and built_pdf(app).exists():
+        shutil.copy2(built_pdf(app), Path(app.outdir) / pdf_name(app.config))
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    app.connect("builder-inited", _numbers_as_on_the_site, priority=900)
+    app.connect("config-inited", _back_matter)
+    app.connect("env-get-outdated", _pdf_link_outdated)
+    app.connect("doctree-read", _record_pdf_link)
+    app.connect("env-purge-doc", _purge_doc)
+    app.connect("env-merge-info", _merge_info)
+    app.connect("doctree-resolved", _drop_missing_pdf_link)
+    app.connect("build-finished", _copy_pdf)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
