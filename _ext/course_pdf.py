@@ -70,15 +70,18 @@ def _links_the_pdf(node: nodes.Node, name: str) -> bool:
 
 
 def _pdf_link_outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
-    """Re-write the pages that link the PDF when the PDF appeared or disappeared."""
+    """Re-write the pages that link the PDF when the written page disagrees with whether the
+    PDF is there (it was built or removed since the page was written)."""
     if app.builder.format != "html":
         return []
     present = built_pdf(app).exists()
-    before = getattr(env, "course_pdf_present", None)
-    env.course_pdf_present = present
-    if before is None or before == present:
-        return []
-    return sorted(getattr(env, "course_pdf_linking_docs", set()) & set(env.found_docs))
+    href = f'href="{pdf_name(app.config)}"'
+    stale = []
+    for docname in sorted(getattr(env, "course_pdf_linking_docs", set()) & env.found_docs):
+        page = Path(app.builder.get_outfilename(docname))
+        if page.exists() and (href in page.read_text(encoding="utf-8")) != present:
+            stale.append(docname)
+    return stale
 
 
 def _record_pdf_link(app: Sphinx, doctree: nodes.document) -> None:
