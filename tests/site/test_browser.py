@@ -393,3 +393,19 @@ def test_phone_width_wide_table_shows_its_scroll_cue(browser, site_url):
         assert with_cue != without_cue, "the scroll shadow is hidden under the table"
     finally:
         context.close()
+
+
+def test_desktop_shows_one_search_field(browser, site_url):
+    """One search field on a desktop screen (the sidebar's), not a second one in a top bar."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        p = context.new_page()
+        p.goto(f"{site_url}/chapters/sensitivity.html", wait_until="networkidle")
+        visible = p.eval_on_selector_all(".search-button-field", """els => els.filter(e => {
+            const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+            return r.width > 0 && r.height > 0 && s.visibility !== 'hidden'; }).length""")
+        assert visible == 1
+        assert p.locator("#pst-primary-sidebar .search-button-field").is_visible()
+        assert p.evaluate("() => document.querySelector('.bd-header').offsetHeight") == 0
+    finally:
+        context.close()
