@@ -8,6 +8,8 @@
 * **Back matter.** The first part of ``_toc.yml`` that is not numbered (the reference pages)
   starts the back matter: ``course-pdf.sty`` learns its title, and its chapters are unnumbered,
   as on the website.
+* **Long tables fit the page.** A table long enough to become a LaTeX ``longtable`` gets
+  column widths from its content (``LongTableWidths``) instead of one unbreakable line per cell.
 * **The website links the PDF only when there is one.** The intro's link to the PDF is kept
   when the PDF edition has been built (``make pdf``), and the PDF is then copied beside the
   pages; after ``make book`` alone the link's list item is left out instead of pointing at a
@@ -20,7 +22,9 @@ import shutil
 from pathlib import Path
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.texescape import escape
 from sphinx_external_toc.parsing import parse_toc_yaml
@@ -60,6 +64,46 @@ def _back_matter(app: Sphinx, config) -> None:
         elements = config.latex_elements
         elements["preamble"] = (elements.get("preamble", "")
                                 + "\n\\def\\coursebackmatterpart{%s}\n" % escape(captions[0]))
+
+
+class LongTableWidths(SphinxPostTransform):
+    """Give a long table's columns widths from their content (LaTeX only).
+
+    A table of more than 30 rows becomes a ``longtable`` so that it can break across pages,
+    and without given widths Sphinx sets its columns as ``l``: one line each, however long,
+    so the notation table ran 750 pt off the page. Markdown tables cannot say widths, so each
+    column gets a share of the line from what it holds: the longer of its average cell and its
+    longest unbreakable piece (a word, or a formula, which cannot break). Tables with a
+    ``tabularcolumns`` spec or given widths are left alone.
+    """
+
+    default_priority = 400
+    formats = ("latex",)
+    ROWS = 30  # Sphinx's LaTeX writer uses longtable above this
+
+    def run(self, **kwargs) -> None:
+        for table in self.document.findall(nodes.table):
+            groups = list(table.findall(nodes.tgroup))
+            if not groups or "colwidths-given" in table["classes"]:
+                continue
+            index = table.parent.index(table) if table.parent is not None else 0
+            if index and isinstance(table.parent[index - 1], addnodes.tabular_col_spec):
+                continue
+            rows = list(groups[0].findall(nodes.row))
+            if len(rows) < self.ROWS:
+                continue
+            colspecs = list(groups[0].findall(nodes.colspec))
+            demand = [0.0] * len(colspecs)
+            for i in range(len(colspecs)):
+                cells = [row[i] for row in rows if len(row) > i]
+                lengths = [len(cell.astext()) for cell in cells]
+                pieces = [len(m.astext()) for cell in cells for m in cell.findall(nodes.math)]
+                pieces += [len(w) for cell in cells for w in cell.astext().split()]
+                demand[i] = max(sum(lengths) / max(len(lengths), 1), max(pieces, default=1))
+            total = sum(demand)
+            for colspec, d in zip(colspecs, demand):
+                colspec["colwidth"] = max(round(100 * d / total), 10)
+            table["classes"].append("colwidths-given")
 
 
 # --------------------------------------------------------------------------------------------
@@ -115,6 +159,7 @@ def _copy_pdf(app: Sphinx, exception) -> None:
 def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", _numbers_as_on_the_site, priority=900)
     app.connect("config-inited", _back_matter)
+    app.add_post_transform(LongTableWidths)
     app.connect("env-get-outdated", _pdf_link_outdated)
     app.connect("doctree-read", _record_pdf_link)
     app.connect("env-purge-doc", _purge_doc)
