@@ -241,12 +241,21 @@ def _overflow_report(page) -> list[str]:
     """Elements wider than the screen that are cut off rather than scrollable with a cue."""
     return page.evaluate("""() => {
       const bad = [];
+      // the cue is the scroll box's background: an opaque table row or cell hides it
+      const opaque = e => {
+        const m = getComputedStyle(e).backgroundColor.match(/[0-9.]+/g) || [];
+        return m.length === 3 || (m.length === 4 && parseFloat(m[3]) >= 0.5);
+      };
+      const hidesCue = box => [...box.querySelectorAll('table, thead, tbody, tr, th, td')]
+        .some(opaque);
       const clipped = el => {
         for (let a = el.parentElement; a; a = a.parentElement) {
           const s = getComputedStyle(a);
           if (s.overflowX === 'auto' || s.overflowX === 'scroll') {
             const cue = s.backgroundImage.includes('gradient');
-            return (a.scrollWidth > a.clientWidth + 1 && !cue) ? 'scrolls without a cue' :
+            const wide = a.scrollWidth > a.clientWidth + 1;
+            return (wide && !cue) ? 'scrolls without a cue' :
+                   (wide && hidesCue(a)) ? 'its table paints over the scroll cue' :
                    a.getBoundingClientRect().right > document.documentElement.clientWidth + 1
                    ? 'its scroll box is wider than the screen' : null;
           }
@@ -272,7 +281,8 @@ def _overflow_report(page) -> list[str]:
 @pytest.mark.parametrize("page", PAGES)
 def test_phone_width_nothing_is_cut_off(browser, site_url, page):
     """On a 390 px phone screen every wide equation, table, code block and figure either fits
-    or scrolls inside its own box, which shows a scroll shadow as the cue."""
+    or scrolls inside its own box, which shows a scroll shadow as the cue (and no table row
+    or cell paints over it)."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         p = context.new_page()
@@ -361,5 +371,41 @@ def test_colour_mode_follows_the_system_and_the_switch_shows_and_cycles(browser,
         assert {theme for _, theme in seen} == {"light", "dark"}
         assert seen[3] == seen[0]  # three clicks come back
         assert all(theme == (system if mode == "auto" else mode) for mode, theme in seen)
+    finally:
+        context.close()
+
+
+def test_phone_width_wide_table_shows_its_scroll_cue(browser, site_url):
+    """The cue is drawn, not only declared: at the right edge of a wide output table on a
+    phone, the pixels change when the scroll box's shadows are taken away."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        p = context.new_page()
+        p.goto(f"{site_url}/chapters/linkage-attacks.html", wait_until="networkidle")
+        box = p.locator("div.cell_output .output.text_html:has(table)").first
+        box.scroll_into_view_if_needed()
+        assert box.evaluate("b => b.scrollWidth > b.clientWidth + 50")  # it is a wide table
+        bb = box.bounding_box()
+        edge = {"x": bb["x"] + bb["width"] - 12, "y": bb["y"], "width": 12, "height": bb["height"]}
+        with_cue = p.screenshot(clip=edge)
+        box.evaluate("b => { b.style.background = 'none'; }")
+        without_cue = p.screenshot(clip=edge)
+        assert with_cue != without_cue, "the scroll shadow is hidden under the table"
+    finally:
+        context.close()
+
+
+def test_desktop_shows_one_search_field(browser, site_url):
+    """One search field on a desktop screen (the sidebar's), not a second one in a top bar."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    try:
+        p = context.new_page()
+        p.goto(f"{site_url}/chapters/sensitivity.html", wait_until="networkidle")
+        visible = p.eval_on_selector_all(".search-button-field", """els => els.filter(e => {
+            const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+            return r.width > 0 && r.height > 0 && s.visibility !== 'hidden'; }).length""")
+        assert visible == 1
+        assert p.locator("#pst-primary-sidebar .search-button-field").is_visible()
+        assert p.evaluate("() => document.querySelector('.bd-header').offsetHeight") == 0
     finally:
         context.close()

@@ -71,6 +71,11 @@ def test_a_rebuild_prints_two_lines_logs_no_noise_and_gives_the_same_site(tmp_pa
     for part in ("html", ".doctrees", "jupyter_execute"):
         if (ROOT / "_build" / part).exists():
             shutil.copytree(ROOT / "_build" / part, copy / part, symlinks=True)
+    pdf = "dp-by-running-code.pdf"
+    if f'href="{pdf}"' in (SITE / "intro.html").read_text(encoding="utf-8"):
+        # built after the PDF, the site links it (_ext/course_pdf.py): the copy has the PDF too
+        (copy / "latex").mkdir()
+        shutil.copy2(ROOT / "_build" / "latex" / pdf, copy / "latex" / pdf)
 
     def digest(site: Path) -> dict[str, str]:
         # Sphinx adds a checksum (?v=...) to the link of a stylesheet that already exists when

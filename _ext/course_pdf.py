@@ -1,0 +1,169 @@
+"""Sphinx extension for the PDF edition and its link on the website (loaded by ``_config.yml``).
+
+* **Numbers as on the website.** sphinx-jupyterbook-latex sets ``numfig_secnum_depth`` to 2
+  when the book has parts, expecting part numbers in front of the chapter numbers. Jupyter
+  Book numbers chapters across parts without them (``sphinx-multitoc-numbering``), so the PDF
+  said "Definition 4.4.1" where the website says "Definition 4.1". The LaTeX build uses the
+  website's depth, 1; ``_ext/latex/course-pdf.sty`` numbers LaTeX's own counters per chapter.
+* **Back matter.** The first part of ``_toc.yml`` that is not numbered (the reference pages)
+  starts the back matter: ``course-pdf.sty`` learns its title, and its chapters are unnumbered,
+  as on the website.
+* **Long tables fit the page.** A table long enough to become a LaTeX ``longtable`` gets
+  column widths from its content (``LongTableWidths``) instead of one unbreakable line per cell.
+* **The website links the PDF only when there is one.** The intro's link to the PDF is kept
+  when the PDF edition has been built (``make pdf``), and the PDF is then copied beside the
+  pages; after ``make book`` alone the link's list item is left out instead of pointing at a
+  missing file.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
+from sphinx.util.texescape import escape
+from sphinx_external_toc.parsing import parse_toc_yaml
+
+LOGGER = logging.getLogger(__name__)
+
+
+def pdf_name(config) -> str:
+    """The PDF edition's file name, from ``latex_documents`` (``<targetname>.pdf``)."""
+    target = config.latex_documents[0][1]
+    return Path(target).with_suffix(".pdf").name
+
+
+def built_pdf(app: Sphinx) -> Path:
+    """Where ``make pdf`` leaves the PDF: ``_build/latex/`` beside the site's ``_build/html``."""
+    return Path(app.outdir).parent / "latex" / pdf_name(app.config)
+
+
+# --------------------------------------------------------------------------------------------
+# Numbers and back matter (LaTeX builder)
+# --------------------------------------------------------------------------------------------
+def _numbers_as_on_the_site(app: Sphinx) -> None:
+    # runs after sphinx-jupyterbook-latex's builder-inited handler (priority 500)
+    if app.builder.format == "latex":
+        app.config.numfig_secnum_depth = 1
+
+
+def _back_matter(app: Sphinx, config) -> None:
+    """Name the first unnumbered part of ``_toc.yml`` to ``course-pdf.sty``: it starts the
+    back matter (``\\coursebackmatterpart``, compared with each part's title)."""
+    toc = Path(app.srcdir) / (getattr(config, "external_toc_path", None) or "_toc.yml")
+    if not toc.exists():
+        return
+    captions = [t.caption for t in parse_toc_yaml(toc).root.subtrees
+                if t.caption and not t.numbered]
+    if captions:
+        elements = config.latex_elements
+        elements["preamble"] = (elements.get("preamble", "")
+                                + "\n\\def\\coursebackmatterpart{%s}\n" % escape(captions[0]))
+
+
+class LongTableWidths(SphinxPostTransform):
+    """Give a long table's columns widths from their content (LaTeX only).
+
+    A table of more than 30 rows becomes a ``longtable`` so that it can break across pages,
+    and without given widths Sphinx sets its columns as ``l``: one line each, however long,
+    so the notation table ran 750 pt off the page. Markdown tables cannot say widths, so each
+    column gets a share of the line from what it holds: the longer of its average cell and its
+    longest unbreakable piece (a word, or a formula, which cannot break). Tables with a
+    ``tabularcolumns`` spec or given widths are left alone.
+    """
+
+    default_priority = 400
+    formats = ("latex",)
+    ROWS = 30  # Sphinx's LaTeX writer uses longtable above this
+
+    def run(self, **kwargs) -> None:
+        for table in self.document.findall(nodes.table):
+            groups = list(table.findall(nodes.tgroup))
+            if not groups or "colwidths-given" in table["classes"]:
+                continue
+            index = table.parent.index(table) if table.parent is not None else 0
+            if index and isinstance(table.parent[index - 1], addnodes.tabular_col_spec):
+                continue
+            rows = list(groups[0].findall(nodes.row))
+            if len(rows) < self.ROWS:
+                continue
+            colspecs = list(groups[0].findall(nodes.colspec))
+            demand = [0.0] * len(colspecs)
+            for i in range(len(colspecs)):
+                cells = [row[i] for row in rows if len(row) > i]
+                lengths = [len(cell.astext()) for cell in cells]
+                pieces = [len(m.astext()) for cell in cells for m in cell.findall(nodes.math)]
+                pieces += [len(w) for cell in cells for w in cell.astext().split()]
+                demand[i] = max(sum(lengths) / max(len(lengths), 1), max(pieces, default=1))
+            total = sum(demand)
+            for colspec, d in zip(colspecs, demand):
+                colspec["colwidth"] = max(round(100 * d / total), 10)
+            table["classes"].append("colwidths-given")
+
+
+# --------------------------------------------------------------------------------------------
+# The website's link to the PDF (HTML builders)
+# --------------------------------------------------------------------------------------------
+def _links_the_pdf(node: nodes.Node, name: str) -> bool:
+    return any(f'href="{name}"' in raw.astext() for raw in node.findall(nodes.raw))
+
+
+def _pdf_link_outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
+    """Re-write the pages that link the PDF when the written page disagrees with whether the
+    PDF is there (it was built or removed since the page was written)."""
+    if app.builder.format != "html":
+        return []
+    present = built_pdf(app).exists()
+    href = f'href="{pdf_name(app.config)}"'
+    stale = []
+    for docname in sorted(getattr(env, "course_pdf_linking_docs", set()) & env.found_docs):
+        page = Path(app.builder.get_outfilename(docname))
+        if page.exists() and (href in page.read_text(encoding="utf-8")) != present:
+            stale.append(docname)
+    return stale
+
+
+def _record_pdf_link(app: Sphinx, doctree: nodes.document) -> None:
+    if _links_the_pdf(doctree, pdf_name(app.config)):
+        app.env.course_pdf_linking_docs = getattr(app.env, "course_pdf_linking_docs", set())
+        app.env.course_pdf_linking_docs.add(app.env.docname)
+
+
+def _purge_doc(app: Sphinx, env, docname: str) -> None:
+    getattr(env, "course_pdf_linking_docs", set()).discard(docname)
+
+
+def _merge_info(app: Sphinx, env, docnames, other) -> None:
+    env.course_pdf_linking_docs = (getattr(env, "course_pdf_linking_docs", set())
+                                   | getattr(other, "course_pdf_linking_docs", set()))
+
+
+def _drop_missing_pdf_link(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    if app.builder.format != "html" or built_pdf(app).exists():
+        return
+    name = pdf_name(app.config)
+    for item in [i for i in doctree.findall(nodes.list_item) if _links_the_pdf(i, name)]:
+        item.parent.remove(item)
+
+
+def _copy_pdf(app: Sphinx, exception) -> None:
+    if exception is None and app.builder.format == "html" and built_pdf(app).exists():
+        shutil.copy2(built_pdf(app), Path(app.outdir) / pdf_name(app.config))
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    app.connect("builder-inited", _numbers_as_on_the_site, priority=900)
+    app.connect("config-inited", _back_matter)
+    app.add_post_transform(LongTableWidths)
+    app.connect("env-get-outdated", _pdf_link_outdated)
+    app.connect("doctree-read", _record_pdf_link)
+    app.connect("env-purge-doc", _purge_doc)
+    app.connect("env-merge-info", _merge_info)
+    app.connect("doctree-resolved", _drop_missing_pdf_link)
+    app.connect("build-finished", _copy_pdf)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
