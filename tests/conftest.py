@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import sys
 import urllib.request
 from functools import cache
@@ -46,6 +47,7 @@ from notebook_code import notebook_namespace  # noqa: E402
 BUILD_MARKERS = ("site", "browser", "pdf", "bundle")
 
 GLUE_MIME = "application/papermill.record/text/plain"
+_PDF = ROOT / "_build" / "latex" / "dp-by-running-code.pdf"
 
 
 @cache
@@ -130,3 +132,17 @@ def package_index() -> str:
             pytest.fail(f"REQUIRE_NETWORK=1 but {message}")
         pytest.skip(message)
     return url
+
+
+@pytest.fixture(scope="session")
+def pdf() -> Path:
+    """The PDF edition, built by `make pdf`; poppler's tools must be there to read it."""
+    if not _PDF.exists():
+        message = "the PDF is not built: run `make pdf` (needs TeX Live, see .ci/run)"
+        if os.environ.get("REQUIRE_PDF") == "1" or shutil.which("xelatex"):
+            pytest.fail(message)
+        pytest.skip(message)
+    for tool in ("pdftotext", "pdfinfo", "pdfimages"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} not found: install poppler-utils (see .ci/run)")
+    return _PDF

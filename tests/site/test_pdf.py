@@ -8,9 +8,7 @@ appears as text.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -21,19 +19,6 @@ pytestmark = pytest.mark.pdf
 
 ROOT = Path(__file__).resolve().parents[2]
 PDF = ROOT / "_build" / "latex" / "dp-by-running-code.pdf"
-
-
-@pytest.fixture(scope="module")
-def pdf() -> Path:
-    if not PDF.exists():
-        message = "the PDF is not built: run `make pdf` (needs TeX Live, see .ci/run)"
-        if os.environ.get("REQUIRE_PDF") == "1" or shutil.which("xelatex"):
-            pytest.fail(message)
-        pytest.skip(message)
-    for tool in ("pdftotext", "pdfinfo", "pdfimages"):
-        if shutil.which(tool) is None:
-            pytest.fail(f"{tool} not found: install poppler-utils (see .ci/run)")
-    return PDF
 
 
 @pytest.fixture(scope="module")

@@ -14,9 +14,7 @@ Each test finds one defect a reader saw, mechanically:
 from __future__ import annotations
 
 import html
-import os
 import re
-import shutil
 import subprocess
 from collections import Counter
 from pathlib import Path
@@ -38,18 +36,6 @@ OVERFULL_TOLERANCE_PT = 4.0
 
 WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">'
                   r"(.*?)</word>")
-
-
-@pytest.fixture(scope="module")
-def pdf() -> Path:
-    if not PDF.exists():
-        message = "the PDF is not built: run `make pdf` (needs TeX Live, see .ci/run)"
-        if os.environ.get("REQUIRE_PDF") == "1" or shutil.which("xelatex"):
-            pytest.fail(message)
-        pytest.skip(message)
-    if shutil.which("pdftotext") is None:
-        pytest.fail("pdftotext not found: install poppler-utils (see .ci/run)")
-    return PDF
 
 
 def overfull_boxes(log: str) -> list[tuple[float, str]]:
