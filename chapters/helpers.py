@@ -23,7 +23,9 @@ or more chapters use (a test enforces it), and re-exports it from the small pack
 * attacks (:mod:`dpcourse.attacks`): :func:`hypothesis_test_bound`, the best any attacker can
   do, and :func:`differencing_attack_success` (the Igor attack under Laplace noise);
 * auditing (:mod:`dpcourse.auditing`): :func:`audit_epsilon`;
-* formatting (:mod:`dpcourse.formatting`): :func:`scientific`, tiny numbers for the prose.
+* formatting (:mod:`dpcourse.formatting`): :func:`scientific`, tiny numbers for the prose;
+* event tables (:mod:`dpcourse.events`): :func:`event_table`, many rows per person for
+  user-level privacy and the engines of Part VI.
 
 Every public function validates its inputs and raises :class:`ValueError` or
 :class:`TypeError` with a message that names the offending parameter.
@@ -39,6 +41,7 @@ from dpcourse.accounting import (CENSUS_2020_DELTA, CENSUS_2020_PERSONS_RHO, Bud
 from dpcourse.attacks import differencing_attack_success, hypothesis_test_bound
 from dpcourse.auditing import AuditResult, audit_epsilon
 from dpcourse.data import ADULT_CATEGORIES, DATA_DIR, IGOR_INDEX, load_adult, load_health
+from dpcourse.events import event_table
 from dpcourse.formatting import scientific
 from dpcourse.gaussian import gaussian_delta, gaussian_epsilon, gaussian_mechanism, gaussian_sigma
 from dpcourse.mechanisms import (discrete_laplace_noise, estimate_proportion, laplace_mechanism,
@@ -62,6 +65,7 @@ __all__ = [
     "discrete_laplace_noise",
     "dp_to_zcdp",
     "estimate_proportion",
+    "event_table",
     "exponential_mechanism",
     "exponential_mechanism_probabilities",
     "gaussian_delta",

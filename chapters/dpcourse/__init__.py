@@ -11,5 +11,6 @@ which re-exports the public names listed in its ``__all__``. The modules are:
 * :mod:`dpcourse.selection` -- the exponential mechanism;
 * :mod:`dpcourse.accounting` -- the privacy accountant, Rényi DP and zCDP;
 * :mod:`dpcourse.attacks` -- what an adversary can achieve, in theory and by simulation;
-* :mod:`dpcourse.auditing` -- statistical lower bounds on a mechanism's ε.
+* :mod:`dpcourse.auditing` -- statistical lower bounds on a mechanism's ε;
+* :mod:`dpcourse.events` -- an event table with many rows per person.
 """

@@ -1,0 +1,124 @@
+"""``dpcourse.events.event_table``: the event table of Part VI against part6.md's numbers.
+
+The expected numbers are those of the course's Part VI specification (computed there by an
+independent prototype); the draws are re-done here with numpy directly where that is cheap.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import helpers
+from dpcourse.events import event_table
+
+
+@pytest.fixture(scope="module")
+def events(adult) -> pd.DataFrame:
+    return event_table(adult)
+
+
+def test_default_table_is_the_specified_generator(adult, events):
+    """Re-draw the specification's generator line by line and compare every column."""
+    rng = np.random.default_rng(2026)
+    n_u = 1 + np.floor(rng.pareto(1.5, len(adult))).astype(np.int64)
+    pid = np.repeat(np.arange(len(adult)), n_u)
+    n = len(pid)
+    day = rng.integers(1, 366, n)
+    amount = np.round(rng.lognormal(3.0, 1.0, n)).astype(np.int64)
+    merchant = rng.zipf(1.5, n)
+    assert list(events.columns) == ["person_id", "day", "amount", "merchant", "education"]
+    np.testing.assert_array_equal(events["person_id"], pid)
+    np.testing.assert_array_equal(events["day"], day)
+    np.testing.assert_array_equal(events["amount"], amount)
+    np.testing.assert_array_equal(events["merchant"], merchant)
+    np.testing.assert_array_equal(events["education"].astype(str),
+                                  adult["education"].to_numpy()[pid])
+    for col in ["person_id", "day", "amount", "merchant"]:
+        assert events[col].dtype == np.int64, col
+
+
+def test_default_table_facts(events):
+    """part6.md: 87,630 events; n_u median 1, p90 4, p99 21, max 3,324; top 1 % hold 27.2 %;
+    2,861 merchants, 1,932 of them used by one person."""
+    assert len(events) == 87_630
+    n_u = events.groupby("person_id").size().to_numpy()
+    assert len(n_u) == 32_561
+    assert np.median(n_u) == 1
+    assert np.quantile(n_u, 0.9) == 4
+    assert np.quantile(n_u, 0.99) == 21
+    assert n_u.max() == 3_324
+    top = np.sort(n_u)[::-1][: int(np.ceil(0.01 * len(n_u)))]
+    assert round(100 * top.sum() / n_u.sum(), 1) == 27.2
+    people_per_merchant = events.groupby("merchant")["person_id"].nunique()
+    assert len(people_per_merchant) == 2_861
+    assert int((people_per_merchant == 1).sum()) == 1_932
+    assert events["day"].between(1, 365).all()
+    assert (events["amount"] >= 0).all() and (events["merchant"] >= 1).all()
+    assert list(events["education"].cat.categories) == list(helpers.ADULT_CATEGORIES["education"])
+
+
+@pytest.mark.parametrize(("n_rows", "people", "largest"), [
+    (10**5, 37_058, 3_324),
+    (10**6, 378_113, 10_498),
+])
+def test_n_rows_gives_the_specified_people(adult, n_rows, people, largest):
+    table = event_table(adult, n_rows=n_rows)
+    assert len(table) == n_rows
+    n_u = table.groupby("person_id").size()
+    assert len(n_u) == people
+    assert n_u.max() == largest
+    assert n_u.min() >= 1
+    assert table["person_id"].is_monotonic_increasing
+
+
+def test_ten_million_rows_people_count_from_the_counts_alone():
+    """The 10^7 table would take seconds to build; its number of people and largest count
+    depend only on the counts, which are drawn first (part6.md: 3,752,285 and 237,863)."""
+    counts = 1 + np.floor(np.random.default_rng(2026).pareto(1.5, 10**7)).astype(np.int64)
+    k = int(np.argmax(np.cumsum(counts) >= 10**7)) + 1
+    assert k == 3_752_285
+    assert counts[:k].max() == 237_863
+
+
+def test_n_rows_draws_people_with_replacement_after_the_counts(adult):
+    """The counts come first, then the source rows: re-draw both for a small table."""
+    n_rows = 500
+    rng = np.random.default_rng(2026)
+    counts = 1 + np.floor(rng.pareto(1.5, n_rows)).astype(np.int64)
+    k = int(np.argmax(np.cumsum(counts) >= n_rows)) + 1
+    source = rng.integers(0, len(adult), k)
+    table = event_table(adult, n_rows=n_rows)
+    first_rows = table.groupby("person_id").head(1)
+    np.testing.assert_array_equal(first_rows["education"].astype(str),
+                                  adult["education"].to_numpy()[source])
+    # the first people's counts are those of the default table (same stream, same order)
+    np.testing.assert_array_equal(table.groupby("person_id").size().to_numpy()[:-1],
+                                  counts[: k - 1])
+
+
+def test_seed_changes_the_table(adult):
+    a = event_table(adult.head(100), seed=1)
+    b = event_table(adult.head(100), seed=1)
+    c = event_table(adult.head(100), seed=2)
+    pd.testing.assert_frame_equal(a, b)
+    assert not a.equals(c)
+
+
+@pytest.mark.parametrize(("kwargs", "exc", "name"), [
+    ({"people": [1, 2]}, TypeError, "people"),
+    ({"people": pd.DataFrame({"education": []})}, ValueError, "people"),
+    ({"people": pd.DataFrame({"age": [30]})}, ValueError, "education"),
+    ({"people": pd.DataFrame({"education": ["Bachelors", "PhD"]})}, ValueError, "education"),
+    ({"n_rows": 0}, ValueError, "n_rows"),
+    ({"n_rows": 10.5}, TypeError, "n_rows"),
+    ({"n_rows": True}, TypeError, "n_rows"),
+    ({"seed": -1}, ValueError, "seed"),
+    ({"seed": "2026"}, TypeError, "seed"),
+])
+def test_bad_input_names_the_parameter(adult, kwargs, exc, name):
+    args = {"people": adult.head(5), **kwargs}
+    people = args.pop("people")
+    with pytest.raises(exc, match=name):
+        event_table(people, **args)
