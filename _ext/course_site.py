@@ -145,6 +145,8 @@ that built it) and the exact package versions the stored outputs were made with.
 
 You need Python 3.11 (`runtime.txt`; other versions may work, but the printed numbers were
 made with 3.11).
+Running PipelineDP on Apache Spark (the `dp-engines` chapter shows how) also needs a Java 17
+runtime, e.g. `sudo apt-get install openjdk-17-jre-headless` on Debian or Ubuntu.
 
 ```bash
 cd {ARCHIVE_ROOT}
