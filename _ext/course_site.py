@@ -124,6 +124,7 @@ def course_files(srcdir: Path) -> list[tuple[Path, str]]:
     files += sorted((srcdir / "chapters" / "dpcourse").glob("*.py"))
     files += sorted((srcdir / "data").glob("*.csv"))
     files += [srcdir / "data" / "README.md", srcdir / "data" / "build_data.py"]
+    files += [srcdir / "benchmarks" / "report.json"]  # dp-engines plots its scale measurements
     files += [srcdir / name for name in ("requirements.txt", "runtime.txt", "LICENSE",
                                          "LICENSE-CONTENT", "CITATION.cff")]
     return [(f, f"{ARCHIVE_ROOT}/{f.relative_to(srcdir).as_posix()}") for f in files]
