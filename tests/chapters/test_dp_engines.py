@@ -183,7 +183,7 @@ def test_defect_pipelinedp_report_says_max_for_min(ch, known):
 def test_glued_numbers(adult):
     g = glued("dp-engines")
     n_u = 1 + np.floor(np.random.default_rng(2026).pareto(1.5, len(adult))).astype(np.int64)
-    assert g["engines_events"] == f"{n_u.sum():,}" == "87,630"         # part6.md
+    assert g["engines_events"] == f"{n_u.sum():,}" == "87,630"         # the content specification
     assert g["engines_max_events"] == "3,324"
     assert g["engines_expected_kept"] == f"{np.minimum(n_u, 10).sum():,}"
     assert g["engines_scale_count"] == "20" and g["engines_scale_sum"] == "2,000"
