@@ -1,4 +1,4 @@
-"""``dpcourse.events.event_table``: the event table of Part VI against part6.md's numbers.
+"""``dpcourse.events.event_table``: the event table of Part VI, against its specification.
 
 The expected numbers are those of the course's Part VI specification (computed there by an
 independent prototype); the draws are re-done here with numpy directly where that is cheap.
@@ -40,7 +40,7 @@ def test_default_table_is_the_specified_generator(adult, events):
 
 
 def test_default_table_facts(events):
-    """part6.md: 87,630 events; n_u median 1, p90 4, p99 21, max 3,324; top 1 % hold 27.2 %;
+    """The specification: 87,630 events; n_u median 1, p90 4, p99 21, max 3,324; top 1 % hold 27.2 %;
     2,861 merchants, 1,932 of them used by one person."""
     assert len(events) == 87_630
     n_u = events.groupby("person_id").size().to_numpy()
@@ -75,7 +75,7 @@ def test_n_rows_gives_the_specified_people(adult, n_rows, people, largest):
 
 def test_ten_million_rows_people_count_from_the_counts_alone():
     """The 10^7 table would take seconds to build; its number of people and largest count
-    depend only on the counts, which are drawn first (part6.md: 3,752,285 and 237,863)."""
+    depend only on the counts, which are drawn first (the Part VI specification: 3,752,285 and 237,863)."""
     counts = 1 + np.floor(np.random.default_rng(2026).pareto(1.5, 10**7)).astype(np.int64)
     k = int(np.argmax(np.cumsum(counts) >= 10**7)) + 1
     assert k == 3_752_285
