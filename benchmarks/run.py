@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 REPORT = ROOT / "benchmarks" / "report.json"
 sys.path[:0] = [str(ROOT / "chapters"), str(ROOT / "tests"), str(ROOT / "_ext")]
+import scale  # noqa: E402  (benchmarks/scale.py, beside this file)
 
 TARGETS = {
     "notebook_max_s": 10.0,
@@ -228,6 +229,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--skip-ci", action="store_true",
                         help="keep the CI measurement of the last report (it takes minutes)")
+    parser.add_argument("--skip-scale", action="store_true",
+                        help="keep the scale measurement of the last report (benchmarks/scale.py)")
     args = parser.parse_args()
     previous = json.loads(REPORT.read_text(encoding="utf-8")) if REPORT.exists() else {}
     results: dict[str, object] = {
@@ -259,6 +262,11 @@ def main() -> None:
     print("computations ...", flush=True)
     results["computations"] = computation_timings()
     results["k_anonymity_ms"] = results["computations"]["k_anonymity_ms"]
+    if args.skip_scale:
+        results["scale"] = previous.get("scale")
+    else:
+        print("scale (benchmarks/scale.py) ...", flush=True)
+        results["scale"] = scale.measure()
     results["targets_met"] = targets_met(results)
 
     REPORT.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -339,6 +347,8 @@ def markdown(r: dict) -> str:
               "| page | KiB | KiB gzip |", "|---|---|---|"]
     lines += [f"| {name} | {w['bytes'] / 1024:.0f} | {w['gzip_bytes'] / 1024:.0f} |"
               for name, w in r["pages"].items()]
+    if r.get("scale"):
+        lines += scale.markdown(r["scale"])
     return "\n".join(lines) + "\n"
 
 

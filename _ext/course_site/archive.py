@@ -45,6 +45,7 @@ def course_files(srcdir: Path) -> list[tuple[Path, str]]:
     files += sorted((srcdir / "data").glob("*.csv"))
     files += [srcdir / "data" / "README.md", srcdir / "data" / "build_data.py",
               srcdir / "data" / "build_events.py"]
+    files += [srcdir / "benchmarks" / "report.json"]  # dp-engines plots its scale measurements
     files += [srcdir / name for name in ("requirements.txt", "runtime.txt", "LICENSE",
                                          "LICENSE-CONTENT", "CITATION.cff")]
     return [(f, f"{ARCHIVE_ROOT}/{f.relative_to(srcdir).as_posix()}") for f in files]
@@ -66,6 +67,8 @@ that built it) and the exact package versions the stored outputs were made with.
 
 You need Python 3.11 (`runtime.txt`; other versions may work, but the printed numbers were
 made with 3.11).
+Running PipelineDP on Apache Spark (the `dp-engines` chapter shows how) also needs a Java 17
+runtime, e.g. `sudo apt-get install openjdk-17-jre-headless` on Debian or Ubuntu.
 
 ```bash
 cd {ARCHIVE_ROOT}

@@ -23,6 +23,7 @@ def _pins(path: Path) -> dict[str, str]:
         line = line.split("#")[0].strip()
         if line and not line.startswith(("-", "--")):
             name, version = re.fullmatch(r"([A-Za-z0-9_.\-\[\]]+)==([\w.]+)\s*\\?", line).groups()
+            name = re.sub(r"\[.*\]", "", name)  # opendp[polars] pins opendp
             pins[re.sub(r"[-_.]+", "-", name).lower()] = version
     return pins
 

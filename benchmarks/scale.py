@@ -1,0 +1,243 @@
+"""The scale benchmark of Part VI: one user-level release at 10^5, 10^6 and 10^7 rows.
+
+The release is the one of ``chapters/dp-engines.ipynb``: a count and a sum of ``amount`` per
+education level (16 public keys), each person bounded to ``MAX_GROUPS`` key(s) and ``MAX_ROWS``
+rows per key, amounts clipped to ``AMOUNT_BOUNDS``, epsilon = 1. Its code is loaded from the
+chapter (``tests/notebook_code.py``), so the benchmark measures what the chapter teaches, on
+
+* ``numpy``: the course's own code (``numpy_release``), after pandas reads the Parquet file;
+* ``opendp``: OpenDP's Polars ``Context`` on ``polars.scan_parquet`` (``opendp_query``);
+* ``spark``: PipelineDP on Spark ``local[2]`` (``spark_release``, the RDD API);
+* ``spark-dataframe``: PipelineDP's Spark DataFrame API (``pipeline_dp.dataframes``), at the
+  smallest size only: its source converts the DataFrame to the same RDD of per-row Python calls
+  (``SparkConverter.dataframe_to_collection``), so it cannot be a faster path.
+
+Each run is a fresh Python process, so the wall time includes imports and, for Spark, the start
+of the JVM. The child reports the parts it timed itself (Spark's start-up, the release); the
+parent samples the summed resident memory of the child's whole process tree (Python driver,
+JVM, Python workers) every 0.1 s with psutil, because ``getrusage``'s maximum RSS counts only the
+largest single process and misses the JVM.
+
+Run it alone with ``python benchmarks/scale.py`` (it writes the ``scale`` entry of
+``benchmarks/report.json`` and re-writes ``benchmarks/report.md``); ``benchmarks/run.py`` calls
+:func:`measure` unless given ``--skip-scale``. The event tables (0.7 to 70 MB of Parquet) are
+written to ``_build/scale/`` once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = ROOT / "_build" / "scale"
+REPORT = ROOT / "benchmarks" / "report.json"
+SIZES = (10**5, 10**6, 10**7)
+ENGINES = ("numpy", "opendp", "spark", "spark-dataframe")
+#: Engines measured only at the smaller sizes (with the reason in the report).
+SMALL_ONLY = {"spark-dataframe": 10**5}
+#: The issue's target for OpenDP on Polars at 10^7 rows (wall time, seconds, an idle 2-core machine).
+POLARS_TARGET_S = 30.0
+#: The chapter's names the benchmark runs.
+NAMES = ["EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS", "AMOUNT_BOUNDS", "bound_contributions",
+         "numpy_release", "opendp_query", "pipelinedp_release", "start_spark", "spark_release"]
+
+
+def data_path(rows: int) -> Path:
+    """The Parquet file of ``helpers.event_table(adult, n_rows=rows)``, written on first use."""
+    path = DATA_DIR / f"events-{rows}.parquet"
+    if not path.exists():
+        sys.path.insert(0, str(ROOT / "chapters"))
+        import helpers
+        events = helpers.event_table(helpers.load_adult(), n_rows=rows)
+        events["education"] = events["education"].astype(str)
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        events.to_parquet(path.with_suffix(".tmp"), index=False)
+        path.with_suffix(".tmp").rename(path)
+    return path
+
+
+def child(engine: str, rows: int) -> dict[str, float]:
+    """Run one release in this process and return the parts it timed (seconds)."""
+    sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "chapters")]
+    from notebook_code import notebook_namespace
+    ns = notebook_namespace("dp-engines", NAMES)
+    path = str(data_path(rows))
+    timings: dict[str, float] = {}
+    if engine == "numpy":
+        import pandas as pd
+        import helpers
+        start = time.perf_counter()
+        events = pd.read_parquet(path, columns=["person_id", "education", "amount"])
+        timings["read_s"] = time.perf_counter() - start
+        start = time.perf_counter()
+        released = ns["numpy_release"](events, ns["EDUCATION"], helpers.make_rng(0))
+        timings["release_s"] = time.perf_counter() - start
+        assert len(released) == 16
+    elif engine == "opendp":
+        import polars as pl
+        start = time.perf_counter()
+        data = pl.scan_parquet(path).select("person_id", "education", "amount")
+        released = ns["opendp_query"](data, "education", ns["EDUCATION"]).release().collect()
+        timings["release_s"] = time.perf_counter() - start
+        assert len(released) == 16
+    elif engine in ("spark", "spark-dataframe"):
+        start = time.perf_counter()
+        spark = ns["start_spark"](2)
+        spark.range(1).count()                                  # the JVM and one task are up
+        timings["startup_s"] = time.perf_counter() - start
+        start = time.perf_counter()
+        if engine == "spark":
+            released, _ = ns["spark_release"](spark, path)
+        else:
+            from pipeline_dp import dataframes
+            query = (dataframes.QueryBuilder(spark.read.parquet(path), "person_id")
+                     .groupby("education", max_groups_contributed=ns["MAX_GROUPS"],
+                              max_contributions_per_group=ns["MAX_ROWS"],
+                              public_keys=ns["EDUCATION"])
+                     .count()
+                     .sum("amount", min_value=ns["AMOUNT_BOUNDS"][0],
+                          max_value=ns["AMOUNT_BOUNDS"][1])
+                     .build_query())
+            released = query.run_query(dataframes.Budget(ns["EPSILON"], 0.0)).collect()
+        timings["release_s"] = time.perf_counter() - start
+        spark.stop()
+        assert len(released) == 16
+    else:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    return timings
+
+
+def run(engine: str, rows: int) -> dict[str, object]:
+    """One run in a fresh process: wall time, the child's own timings, peak memory."""
+    import psutil
+    data_path(rows)                                   # not timed
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONHASHSEED="0")
+    start = time.perf_counter()
+    proc = psutil.Popen([sys.executable, __file__, "--child", engine, str(rows)],
+                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    peak = 0
+    while proc.poll() is None:
+        try:
+            tree = [proc] + proc.children(recursive=True)
+            rss = 0
+            for p in tree:
+                try:
+                    rss += p.memory_info().rss
+                except psutil.Error:
+                    pass
+            peak = max(peak, rss)
+        except psutil.Error:
+            pass
+        time.sleep(0.1)
+    wall = time.perf_counter() - start
+    out = proc.stdout.read()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{engine} at {rows} rows failed (exit {proc.returncode})")
+    result: dict[str, object] = {"engine": engine, "rows": rows, "wall_s": wall,
+                                 "peak_tree_mib": peak / 2**20}
+    result.update(json.loads(out.strip().splitlines()[-1]))
+    return result
+
+
+def slope(rows: list[int], seconds: list[float]) -> float:
+    """Least-squares slope of log(seconds) against log(rows)."""
+    import numpy as np
+    return float(np.polyfit(np.log10(rows), np.log10(seconds), 1)[0])
+
+
+def plan() -> list[tuple[str, int]]:
+    """(engine, rows) in the order they run: small sizes first, Spark at 10^7 last."""
+    pairs = [(e, n) for n in SIZES for e in ENGINES if n <= SMALL_ONLY.get(e, max(SIZES))]
+    return sorted(pairs, key=lambda pair: (pair == ("spark", max(SIZES)), pair[1]))
+
+
+def measure(save=None, done: list[dict] | None = None) -> dict[str, object]:
+    """Every engine at every size, one run each; slopes of release time against rows.
+
+    ``save``, if given, is called with the partial result after every run; runs in ``done``
+    (from an interrupted measurement) are kept and not repeated."""
+    scale: dict[str, object] = {"sizes": list(SIZES), "runs": list(done or []),
+                                "release_slopes": {}, "cpu_count": os.cpu_count()}
+    runs = scale["runs"]
+    measured = {(r["engine"], r["rows"]) for r in runs}
+    for engine, rows in plan():
+        if (engine, rows) in measured:
+            continue
+        load = os.getloadavg()[0]
+        print(f"  {engine} at {rows:,} rows ...", flush=True)
+        result = run(engine, rows)
+        result["load_before"] = load
+        runs.append(result)
+        print(f"    {json.dumps(result)}", flush=True)
+        for name in ENGINES:
+            mine = [r for r in runs if r["engine"] == name]
+            if len(mine) >= 2:
+                scale["release_slopes"][name] = slope([r["rows"] for r in mine],
+                                                      [r["release_s"] for r in mine])
+        scale["measured_at"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        if save is not None:
+            save(scale)
+    return scale
+
+
+def markdown(scale: dict) -> list[str]:
+    """The report's section on scale."""
+    lines = ["", "## Scale: one user-level release on three engines", "",
+             f"Measured {scale['measured_at']} by `benchmarks/scale.py`: a count and a sum per "
+             "education level (16 public keys, 1 key and 10 rows per person, amounts in "
+             "[0, 100], ε = 1) on `helpers.event_table(adult, n_rows=...)` read from Parquet, "
+             "one fresh process per run. Wall: the whole process (imports, Spark's JVM). "
+             "Peak: summed RSS of the process tree, sampled every 0.1 s. Load: the machine's "
+             "1-minute load average before the run (2 cores; other jobs ran beside it).", "",
+             "| engine | rows | wall (s) | of which Spark start-up (s) | release (s) | "
+             "peak memory (MiB) | load |", "|---|---|---|---|---|---|---|"]
+    for r in scale["runs"]:
+        startup = f"{r['startup_s']:.1f}" if "startup_s" in r else ""
+        lines.append(f"| {r['engine']} | {r['rows']:,} | {r['wall_s']:.1f} | {startup} | "
+                     f"{r['release_s']:.2f} | {r['peak_tree_mib']:.0f} | "
+                     f"{r['load_before']:.1f} |")
+    lines += ["", "Slope of log(release time) against log(rows): " + ", ".join(
+        f"{engine} {s:.2f}" for engine, s in scale["release_slopes"].items()) + "."]
+    polars = [r for r in scale["runs"] if r["engine"] == "opendp" and r["rows"] == max(SIZES)]
+    if polars:
+        met = "met" if polars[0]["wall_s"] <= POLARS_TARGET_S else "**MISSED**"
+        lines += ["", f"Target: OpenDP on Polars at {max(SIZES):,} rows in at most "
+                  f"{POLARS_TARGET_S:.0f} s (wall, whole process): {polars[0]['wall_s']:.0f} s, "
+                  f"{met}."]
+    if scale.get("unfinished"):
+        lines += ["", f"Not finished: {scale['unfinished']}."]
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--child", nargs=2, metavar=("ENGINE", "ROWS"),
+                        help="run one release in this process (used by the parent)")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the runs of the report's scale entry and measure the rest")
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child[0], int(args.child[1]))))
+        return
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import run as benchmark_run
+    results = json.loads(REPORT.read_text(encoding="utf-8"))
+
+    def save(scale: dict) -> None:
+        results["scale"] = scale
+        REPORT.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        (ROOT / "benchmarks" / "report.md").write_text(benchmark_run.markdown(results),
+                                                      encoding="utf-8")
+
+    done = results.get("scale", {}).get("runs", []) if args.resume else []
+    measure(save, done)
+
+
+if __name__ == "__main__":
+    main()
