@@ -4,7 +4,7 @@ The chapter's variances come from matrices it builds; these tests recompute them
 the binary mechanism run as an online algorithm (Chan, Shi & Song's p-sums) and differentiated
 with respect to its noise, least squares by ``numpy.linalg.lstsq`` on the raw measurement matrix,
 the square-root coefficients from ``scipy.special.comb``, popcounts by string counting, and the
-prototype numbers of the course specification (part6.md, figure b), computed by separate scripts.
+prototype numbers of the course specification (Part VI, piece 3, figure b), computed by separate scripts.
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def test_least_squares_matches_a_dense_lstsq(ch, T):
 
 
 def test_figure_b_numbers_match_the_specification(g):
-    # part6.md, prototype figure (b): T = 365, eps = 1, rho = 1/2
+    # the specification of Part VI, prototype figure (b): T = 365, eps = 1, rho = 1/2
     assert g["cr_split_laplace_mean"] == "266,450.0"
     assert g["cr_inc_laplace_mean"] == "366.0" and g["cr_inc_laplace_last"] == "730.0"
     assert g["cr_tree_laplace_mean"] == "661.8" and g["cr_tree_laplace_last"] == "972.0"
