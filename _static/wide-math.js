@@ -1,18 +1,17 @@
-// Phones: an inline formula wider than its line cannot wrap (MathJax 3 does not break lines),
-// so it would be cut at the edge of the screen. Mark such formulas; course.css lets them
-// scroll sideways in their own box, with a shadow on the side that has more to show.
+// Phones: KaTeX breaks an inline formula only after a relation or an operator, so a piece
+// wider than its line would be cut at the edge of the screen. Mark such formulas; course.css
+// lets them scroll sideways in their own box, with a shadow on the side that has more to show.
+// (The formulas are rendered when the site is built; this only measures them.)
 (() => {
   const mark = () => {
-    for (const math of document.querySelectorAll(".bd-content mjx-container:not([display='true'])")) {
-      const line = math.closest("p, li, dd, td, th, div") || document.body;
-      math.classList.toggle("course-wide-math", math.scrollWidth > line.clientWidth + 1);
+    for (const math of document.querySelectorAll(".bd-content span.math")) {
+      const line = math.parentElement.closest("p, li, dd, td, th, div") || document.body;
+      const widest = Math.max(0, ...[...math.querySelectorAll(".katex-html > .base")]
+        .map(b => b.getBoundingClientRect().width));
+      math.classList.toggle("course-wide-math", widest > line.clientWidth + 1);
     }
   };
-  const whenTypeset = () => {
-    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-      MathJax.startup.promise.then(mark);
-    }
-  };
-  window.addEventListener("load", whenTypeset);
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mark);
+  else mark();
   window.addEventListener("resize", mark);
 })();
