@@ -43,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 REPORT = ROOT / "benchmarks" / "report.json"
 sys.path[:0] = [str(ROOT / "chapters"), str(ROOT / "tests"), str(ROOT / "_ext")]
+import lighthouse  # noqa: E402  (benchmarks/lighthouse.py, beside this file)
 
 TARGETS = {
     "notebook_max_s": 10.0,
@@ -228,8 +229,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--skip-ci", action="store_true",
                         help="keep the CI measurement of the last report (it takes minutes)")
+    parser.add_argument("--pages-only", action="store_true",
+                        help="measure only the pages (weights and Lighthouse) of the built site; "
+                             "keep the rest of the last report")
     args = parser.parse_args()
     previous = json.loads(REPORT.read_text(encoding="utf-8")) if REPORT.exists() else {}
+    if args.pages_only:
+        return write_report({**previous, **measure_pages()})
     results: dict[str, object] = {
         "measured_at": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
@@ -251,14 +257,27 @@ def main() -> None:
     results.update(notebook_summary(samples))
     print("nbval ...", flush=True)
     results["nbval_s"] = nbval_time()
-    print("pages ...", flush=True)
-    results["pages"] = page_weights()
-    chapters = [v for k, v in results["pages"].items() if k.startswith("chapters/")]
-    results["chapter_page_max_kib"] = max(v["bytes"] for v in chapters) / 1024
-    results["chapter_page_max_gzip_kib"] = max(v["gzip_bytes"] for v in chapters) / 1024
+    results.update(measure_pages())
     print("computations ...", flush=True)
     results["computations"] = computation_timings()
     results["k_anonymity_ms"] = results["computations"]["k_anonymity_ms"]
+    write_report(results)
+
+
+def measure_pages() -> dict[str, object]:
+    """First visit of every page (bytes) and Lighthouse on every page."""
+    print("pages ...", flush=True)
+    out: dict[str, object] = {"pages": page_weights()}
+    chapters = [v for k, v in out["pages"].items() if k.startswith("chapters/")]
+    out["chapter_page_max_kib"] = max(v["bytes"] for v in chapters) / 1024
+    out["chapter_page_max_gzip_kib"] = max(v["gzip_bytes"] for v in chapters) / 1024
+    print("lighthouse ...", flush=True)
+    out["lighthouse"] = lighthouse.lighthouse_pages(ROOT / "_build" / "html")
+    out["lighthouse_measured_at"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return out
+
+
+def write_report(results: dict) -> None:
     results["targets_met"] = targets_met(results)
 
     REPORT.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -335,6 +354,8 @@ def markdown(r: dict) -> str:
               f"{NOTEBOOK_RUNS} runs)", "",
               "| notebook | seconds |", "|---|---|"]
     lines += [f"| {name} | {sec:.1f} |" for name, sec in r["notebooks_s"].items()]
+    if "lighthouse" in r:
+        lines += lighthouse.markdown_section(r["lighthouse"], r["pages"])
     lines += ["", "## First visit of each page (everything it loads)", "",
               "| page | KiB | KiB gzip |", "|---|---|---|"]
     lines += [f"| {name} | {w['bytes'] / 1024:.0f} | {w['gzip_bytes'] / 1024:.0f} |"
