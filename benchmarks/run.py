@@ -9,6 +9,8 @@ Run with ``make benchmark`` (one BLAS thread, PYTHONHASHSEED=0). Measures, on th
   and nbval's wall time;
 * the first visit of every page in chromium: bytes of everything it loads, as sent by a plain
   server and as a static host that gzips text would send it;
+* Lighthouse on every page, as a phone on a slow connection sees it (``lighthouse.py``; the
+  issue-23 targets and the before/after table are there);
 * the heavy computations on full Adult: the chapter's ``k_anonymity``, Mondrian, ``audit_epsilon``;
 * the disk the virtual environment takes.
 
@@ -355,7 +357,8 @@ def markdown(r: dict) -> str:
               "| notebook | seconds |", "|---|---|"]
     lines += [f"| {name} | {sec:.1f} |" for name, sec in r["notebooks_s"].items()]
     if "lighthouse" in r:
-        lines += lighthouse.markdown_section(r["lighthouse"], r["pages"])
+        lines += lighthouse.markdown_section(r["lighthouse"], r["pages"],
+                                             r.get("lighthouse_measured_at", ""))
     lines += ["", "## First visit of each page (everything it loads)", "",
               "| page | KiB | KiB gzip |", "|---|---|---|"]
     lines += [f"| {name} | {w['bytes'] / 1024:.0f} | {w['gzip_bytes'] / 1024:.0f} |"
