@@ -41,11 +41,15 @@ python-version:
 
 venv: python-version $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-lock.txt
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-lock.txt package-lock.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-lock.txt
 	@$(MAKE) --no-print-directory actionlint
+	@command -v npm >/dev/null || { echo "npm not found: install Node.js and npm (the build renders formulas with KaTeX)"; exit 1; }
+	# KaTeX (the build renders the formulas) and Lighthouse (make benchmark), pinned by
+	# package-lock.json, into node_modules/
+	npm ci --silent --no-audit --no-fund
 	touch $@
 
 # the workflow linter that tests/site/test_workflow.py runs, into .venv/node

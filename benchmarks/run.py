@@ -9,6 +9,8 @@ Run with ``make benchmark`` (one BLAS thread, PYTHONHASHSEED=0). Measures, on th
   and nbval's wall time;
 * the first visit of every page in chromium: bytes of everything it loads, as sent by a plain
   server and as a static host that gzips text would send it;
+* Lighthouse on every page, as a phone on a slow connection sees it (``lighthouse.py``; the
+  issue-23 targets and the before/after table are there);
 * the heavy computations on full Adult: the chapter's ``k_anonymity``, Mondrian, ``audit_epsilon``;
 * the disk the virtual environment takes.
 
@@ -44,6 +46,7 @@ BIN = Path(sys.executable).parent
 REPORT = ROOT / "benchmarks" / "report.json"
 sys.path[:0] = [str(ROOT / "chapters"), str(ROOT / "tests"), str(ROOT / "_ext")]
 import scale  # noqa: E402  (benchmarks/scale.py, beside this file)
+import lighthouse  # noqa: E402  (benchmarks/lighthouse.py, beside this file)
 
 TARGETS = {
     "notebook_max_s": 10.0,
@@ -231,8 +234,13 @@ def main() -> None:
                         help="keep the CI measurement of the last report (it takes minutes)")
     parser.add_argument("--skip-scale", action="store_true",
                         help="keep the scale measurement of the last report (benchmarks/scale.py)")
+    parser.add_argument("--pages-only", action="store_true",
+                        help="measure only the pages (weights and Lighthouse) of the built site; "
+                             "keep the rest of the last report")
     args = parser.parse_args()
     previous = json.loads(REPORT.read_text(encoding="utf-8")) if REPORT.exists() else {}
+    if args.pages_only:
+        return write_report({**previous, **measure_pages()})
     results: dict[str, object] = {
         "measured_at": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
@@ -254,11 +262,7 @@ def main() -> None:
     results.update(notebook_summary(samples))
     print("nbval ...", flush=True)
     results["nbval_s"] = nbval_time()
-    print("pages ...", flush=True)
-    results["pages"] = page_weights()
-    chapters = [v for k, v in results["pages"].items() if k.startswith("chapters/")]
-    results["chapter_page_max_kib"] = max(v["bytes"] for v in chapters) / 1024
-    results["chapter_page_max_gzip_kib"] = max(v["gzip_bytes"] for v in chapters) / 1024
+    results.update(measure_pages())
     print("computations ...", flush=True)
     results["computations"] = computation_timings()
     results["k_anonymity_ms"] = results["computations"]["k_anonymity_ms"]
@@ -267,6 +271,23 @@ def main() -> None:
     else:
         print("scale (benchmarks/scale.py) ...", flush=True)
         results["scale"] = scale.measure()
+    write_report(results)
+
+
+def measure_pages() -> dict[str, object]:
+    """First visit of every page (bytes) and Lighthouse on every page."""
+    print("pages ...", flush=True)
+    out: dict[str, object] = {"pages": page_weights()}
+    chapters = [v for k, v in out["pages"].items() if k.startswith("chapters/")]
+    out["chapter_page_max_kib"] = max(v["bytes"] for v in chapters) / 1024
+    out["chapter_page_max_gzip_kib"] = max(v["gzip_bytes"] for v in chapters) / 1024
+    print("lighthouse ...", flush=True)
+    out["lighthouse"] = lighthouse.lighthouse_pages(ROOT / "_build" / "html")
+    out["lighthouse_measured_at"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return out
+
+
+def write_report(results: dict) -> None:
     results["targets_met"] = targets_met(results)
 
     REPORT.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -343,6 +364,9 @@ def markdown(r: dict) -> str:
               f"{NOTEBOOK_RUNS} runs)", "",
               "| notebook | seconds |", "|---|---|"]
     lines += [f"| {name} | {sec:.1f} |" for name, sec in r["notebooks_s"].items()]
+    if "lighthouse" in r:
+        lines += lighthouse.markdown_section(r["lighthouse"], r["pages"],
+                                             r.get("lighthouse_measured_at", ""))
     lines += ["", "## First visit of each page (everything it loads)", "",
               "| page | KiB | KiB gzip |", "|---|---|---|"]
     lines += [f"| {name} | {w['bytes'] / 1024:.0f} | {w['gzip_bytes'] / 1024:.0f} |"

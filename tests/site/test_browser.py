@@ -1,7 +1,7 @@
 """Browser tests: Debian's chromium, driven by Playwright, against the built site on 127.0.0.1.
 
-For every page in the table of contents: no console errors, math typeset where the page has
-math, every image loaded, no request to any host but the local server, and, on notebook pages,
+For every page in the table of contents: no console errors, math rendered (when the site was
+built) where the page has math, every image loaded, no request to any host but the local server, and, on notebook pages,
 working download and Binder buttons. Plus an axe-core accessibility audit of every page.
 
 Needs ``make book`` first. Without a browser the tests skip, unless ``REQUIRE_BROWSER=1``
@@ -147,7 +147,7 @@ def visit(browser, site_url):
 def test_page_loads_cleanly(visit, page):
     """No console error (a missing favicon included), no failed or outside request, every
     image loaded once scrolled to (figures load lazily), every icon drawn, and the math
-    typeset (one visit per page checks all of it)."""
+    rendered (one visit per page checks all of it)."""
     v = visit(page)
     for i in range(v.page.locator("img").count()):  # lazy images load when scrolled to
         v.page.locator("img").nth(i).scroll_into_view_if_needed()
@@ -167,20 +167,13 @@ def test_page_loads_cleanly(visit, page):
 
 
 def _check_math(v, page) -> None:
-    """Math typeset where the page has math, MathJax loaded once, and not at all without math."""
-    n_math = v.page.locator(".math").count()
-    scripts = v.page.eval_on_selector_all(
-        "script[src*='tex-mml-chtml']", "els => els.map(e => e.getAttribute('src'))")
-    if n_math == 0:  # a page without math should not pay for loading MathJax
-        assert scripts == [], f"{page} has no math but loads {scripts}"
-        return
-    v.page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-    v.page.evaluate("() => MathJax.startup.promise")
-    typeset = v.page.locator(".math mjx-container, mjx-container.MathJax").count()
-    assert typeset >= n_math, f"{page}: {typeset} of {n_math} math elements typeset"
-    errors = v.page.locator("mjx-merror").count()
-    assert errors == 0, f"{page}: {errors} MathJax errors"
-    assert len(scripts) == 1, f"MathJax must load once, found {scripts}"
+    """Formulas arrive rendered (KaTeX, when the site is built): no script typesets math, and
+    none is left unrendered (tests/site/test_math_in_the_browser.py checks each in detail)."""
+    scripts = v.page.eval_on_selector_all("script[src]", "els => els.map(e => e.src)")
+    assert [s for s in scripts if re.search(r"mathjax|katex|tex-mml", s, flags=re.I)] == []
+    assert v.page.evaluate("() => window.MathJax === undefined && window.katex === undefined")
+    assert v.page.locator(".math").count() == v.page.locator(".math .katex").count()
+    assert v.page.locator(".katex-error").count() == 0
 
 
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES)
@@ -267,7 +260,7 @@ def _overflow_report(page) -> list[str]:
         return el.getBoundingClientRect().right > document.documentElement.clientWidth + 1
                ? 'cut at the edge of the screen' : null;
       };
-      const sel = 'main mjx-container, main table, main pre, main img';
+      const sel = 'main .katex, main table, main pre, main img';
       for (const el of document.querySelectorAll(sel)) {
         if (el.getBoundingClientRect().width === 0) continue;
         const why = clipped(el);
@@ -287,10 +280,6 @@ def test_phone_width_nothing_is_cut_off(browser, site_url, page):
     try:
         p = context.new_page()
         p.goto(f"{site_url}/{page}.html", wait_until="networkidle")
-        if p.locator(".math").count():
-            p.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-            p.evaluate("() => MathJax.startup.promise")
-            p.wait_for_timeout(200)  # the wide-math marker runs after typesetting
         assert p.evaluate("() => document.documentElement.scrollWidth") <= 390
         assert _overflow_report(p) == []
     finally:

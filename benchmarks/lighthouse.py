@@ -1,0 +1,204 @@
+"""Lighthouse (npm, pinned in package.json) on every page of a built site, as a phone sees it.
+
+Lighthouse's mobile defaults: a Moto G Power sized screen, simulated slow 4G and a 4x slower
+CPU. It drives Debian's chromium (``CHROME_PATH``). The site is served by Python's own HTTP
+server on 127.0.0.1, without compression, so the bytes are the raw bytes (the page-weight
+measurement of ``run.py`` gives the gzipped ones).
+
+``make benchmark`` calls :func:`lighthouse_pages` through ``run.py``; on its own,
+``python benchmarks/lighthouse.py [SITE_DIR] [--pages a.html b.html] [--json OUT]`` measures a
+site (a copy of an older build, say) without the rest of the benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gzip
+import io
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Installed by ``make venv`` (``npm ci``; package.json pins the version).
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+CHROME_FLAGS = "--headless=new --no-sandbox --disable-gpu --disable-background-networking " \
+               "--disable-component-update --disable-sync --no-first-run"
+#: Lighthouse audits whose numbers the report keeps (milliseconds, bytes, or a unitless score).
+AUDITS = {"lcp_ms": "largest-contentful-paint", "tbt_ms": "total-blocking-time",
+          "fcp_ms": "first-contentful-paint", "cls": "cumulative-layout-shift",
+          "bytes": "total-byte-weight"}
+
+
+def site_pages(site: Path) -> list[str]:
+    """Every HTML page of the built site but the redirect ``index.html``."""
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if not {"_sources", "_static", "_images"} & set(p.relative_to(site).parts)
+                  and p.relative_to(site).as_posix() != "index.html")
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".js": "text/javascript"}
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+class _Gzip(_Quiet):
+    """Sends text gzipped, as a static host such as GitHub Pages does (``--gzip``)."""
+
+    def send_head(self):  # noqa: D102 (http.server's hook)
+        path = Path(self.translate_path(self.path))
+        if path.suffix not in (".html", ".css", ".js", ".svg", ".json") or not path.is_file() \
+                or "gzip" not in self.headers.get("Accept-Encoding", ""):
+            return super().send_head()
+        body = gzip.compress(path.read_bytes(), 6)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
+
+
+def measure(url: str) -> dict[str, float]:
+    """One Lighthouse run (performance and accessibility) of ``url``."""
+    chrome = os.environ.get("CHROME_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
+    run = subprocess.run(
+        [str(LIGHTHOUSE), url, "--quiet", "--output=json", "--output-path=stdout",
+         "--only-categories=performance,accessibility", f"--chrome-flags={CHROME_FLAGS}"],
+        capture_output=True, text=True, env={**os.environ, "CHROME_PATH": chrome}, timeout=300)
+    if run.returncode != 0:
+        raise RuntimeError(f"lighthouse {url} failed:\n{run.stderr[-3000:]}")
+    lhr = json.loads(run.stdout)
+    out = {name: round(100 * lhr["categories"][name]["score"])
+           for name in ("performance", "accessibility")}
+    for key, audit in AUDITS.items():
+        out[key] = lhr["audits"][audit]["numericValue"]
+    out["lighthouse"] = lhr["lighthouseVersion"]
+    out["benchmark_index"] = lhr["environment"]["benchmarkIndex"]
+    return out
+
+
+def lighthouse_pages(site: Path, pages: list[str] | None = None, save: Path | None = None,
+                     compress: bool = False) -> dict[str, dict[str, float]]:
+    """Lighthouse scores and timings of every page of ``site`` (or of ``pages``); with
+    ``save``, the results so far are written there after each page."""
+    if not LIGHTHOUSE.exists():
+        raise RuntimeError(f"{LIGHTHOUSE} is missing: `make venv` installs it (npm ci)")
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Gzip if compress else _Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    results = {}
+    try:
+        for page in pages or site_pages(site):
+            results[page] = measure(f"{base}/{page}")
+            if save is not None:
+                save.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n",
+                                encoding="utf-8")
+            print(f"  lighthouse {page}: {results[page]['performance']} / "
+                  f"{results[page]['accessibility']}", file=sys.stderr, flush=True)
+    finally:
+        server.shutdown()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("site", nargs="?", default=str(ROOT / "_build" / "html"))
+    parser.add_argument("--pages", nargs="*")
+    parser.add_argument("--json", help="write the results to this file")
+    parser.add_argument("--gzip", action="store_true",
+                        help="send text gzipped, as a static host such as GitHub Pages does")
+    args = parser.parse_args()
+    results = lighthouse_pages(Path(args.site), args.pages,
+                               Path(args.json) if args.json else None, args.gzip)
+    print(json.dumps(results, indent=2, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()
+
+
+# --------------------------------------------------------------------------------------------
+# Targets and the report's section (called from run.py)
+# --------------------------------------------------------------------------------------------
+#: Issue 23's targets: every page, and every chapter (``chapters/...``).
+TARGETS = {"performance_min": 90, "accessibility_min": 100, "chapter_tbt_max_ms": 200.0,
+           "chapter_lcp_max_ms": 2500.0, "chapter_first_visit_max_kib": 700.0,
+           "chapter_first_visit_max_gzip_kib": 250.0}
+#: Lighthouse on the site as it was before formulas were rendered at build time (main at
+#: 2ea77f6, MathJax in the browser), measured by this module on this machine.
+BEFORE = Path(__file__).with_name("lighthouse-before.json")
+
+
+def misses(lighthouse: dict, weights: dict) -> dict[str, list[str]]:
+    """For each target, the pages that miss it (an empty list when it is met)."""
+    t, out = TARGETS, {}
+    out["performance_min"] = [p for p, r in lighthouse.items() if r["performance"] < t["performance_min"]]
+    out["accessibility_min"] = [p for p, r in lighthouse.items()
+                                if r["accessibility"] < t["accessibility_min"]]
+    chapters = {p: r for p, r in lighthouse.items() if p.startswith("chapters/")}
+    out["chapter_tbt_max_ms"] = [p for p, r in chapters.items() if r["tbt_ms"] > t["chapter_tbt_max_ms"]]
+    out["chapter_lcp_max_ms"] = [p for p, r in chapters.items() if r["lcp_ms"] > t["chapter_lcp_max_ms"]]
+    out["chapter_first_visit"] = [
+        p for p, w in weights.items() if p.startswith("chapters/")
+        and w["bytes"] / 1024 > t["chapter_first_visit_max_kib"]
+        and w["gzip_bytes"] / 1024 > t["chapter_first_visit_max_gzip_kib"]]
+    return out
+
+
+def markdown_section(lighthouse: dict, weights: dict, measured_at: str = "") -> list[str]:
+    """The report's Lighthouse section: targets, then before and after, page by page.
+
+    A target missed reads "not met" (the report's "MISSED" marks run.py's own targets); the
+    misses are explained in tests/site/test_lighthouse_report.py."""
+    before = json.loads(BEFORE.read_text(encoding="utf-8")) if BEFORE.exists() else {}
+    missed = misses(lighthouse, weights)
+    index = sorted({r.get("benchmark_index", 0) for r in lighthouse.values()} - {0})
+
+    def status(name: str) -> str:
+        return "met" if not missed[name] else f"**not met** ({len(missed[name])}: " + \
+            ", ".join(missed[name][:4]) + (", ..." if len(missed[name]) > 4 else "") + ")"
+
+    lines = [
+        "", "## Lighthouse, mobile (every page of the site)", "",
+        (f"Measured {measured_at}. " if measured_at else "") + f"Lighthouse {next(iter(lighthouse.values()))['lighthouse']} (npm, pinned in "
+        "`package.json`) with its mobile defaults (simulated slow 4G, 4x CPU slowdown) on "
+        "Debian's chromium; the site served by Python's HTTP server on 127.0.0.1, without "
+        "compression. Lighthouse's CPU benchmark index on this shared machine was "
+        f"{index[0]:.0f} to {index[-1]:.0f} during the run (Lighthouse expects about 1000 or "
+        "more for its 4x slowdown), so blocking times are longer than on a quiet machine." if index
+        else "", "",
+        "| target | status |", "|---|---|",
+        f"| performance >= 90 on every page | {status('performance_min')} |",
+        f"| accessibility 100 on every page | {status('accessibility_min')} |",
+        f"| total blocking time <= 200 ms on every chapter | {status('chapter_tbt_max_ms')} |",
+        f"| largest contentful paint <= 2.5 s on every chapter | {status('chapter_lcp_max_ms')} |",
+        f"| first visit of every chapter <= 700 KiB, or <= 250 KiB gzip | {status('chapter_first_visit')} |",
+        "", "Before: main at 2ea77f6 (MathJax typesetting in the browser). After: this build.", "",
+        "| page | performance before | after | accessibility before | after | LCP before (s) "
+        "| after | TBT before (ms) | after | KiB before | after |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for page, r in sorted(lighthouse.items()):
+        b = before.get(page, {})
+
+        def fmt(rec: dict, key: str, scale: float = 1, digits: int = 0) -> str:
+            return f"{rec[key] * scale:.{digits}f}" if key in rec else "-"
+
+        lines.append(
+            f"| {page} | {fmt(b, 'performance')} | {fmt(r, 'performance')} | "
+            f"{fmt(b, 'accessibility')} | {fmt(r, 'accessibility')} | "
+            f"{fmt(b, 'lcp_ms', 1e-3, 1)} | {fmt(r, 'lcp_ms', 1e-3, 1)} | "
+            f"{fmt(b, 'tbt_ms')} | {fmt(r, 'tbt_ms')} | "
+            f"{fmt(b, 'bytes', 1 / 1024)} | {fmt(r, 'bytes', 1 / 1024)} |")
+    return lines

@@ -1,0 +1,62 @@
+"""The committed Lighthouse measurement (``benchmarks/lighthouse.py`` via ``make benchmark``)
+covers every page, before and after, and every target it misses is listed here with the reason.
+
+Benchmarks inform and never gate: this checks that the report is complete and honest, not that
+the targets are met. A target met again must come off the list.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.site
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import lighthouse  # noqa: E402
+
+#: Issue 23's targets this measurement misses, and why (see benchmarks/report.md).
+KNOWN_MISSES = {
+    "performance_min": "chapters of hundreds of formulas: the page's HTML (KaTeX's HTML and "
+                       "MathML, up to 590 KB unzipped) takes seconds on simulated slow 4G "
+                       "from a server that does not compress, and its layout blocks the main "
+                       "thread on this shared machine",
+    "chapter_tbt_max_ms": "layout of pages with 14,000 elements under a 4x CPU slowdown on a "
+                          "machine whose Lighthouse CPU index was as low as 415",
+    "chapter_lcp_max_ms": "the HTML alone, uncompressed, takes about 3 s on simulated slow 4G",
+}
+
+
+def _report() -> dict:
+    return json.loads((ROOT / "benchmarks" / "report.json").read_text(encoding="utf-8"))
+
+
+def _toc_pages() -> set[str]:
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    root = re.search(r"^root:\s*(\S+)", toc, flags=re.M)[1]
+    return {f"{p}.html" for p in [root] + re.findall(r"^\s*-\s*file:\s*(\S+)", toc, flags=re.M)}
+
+
+def test_lighthouse_measured_every_page_before_and_after():
+    after = _report()["lighthouse"]
+    before = json.loads(lighthouse.BEFORE.read_text(encoding="utf-8"))
+    assert _toc_pages() <= set(after)
+    assert set(before) <= set(after)  # a chapter added since has no "before"
+    for result in after.values():
+        assert 0 <= result["performance"] <= 100 and 0 <= result["accessibility"] <= 100
+        assert result["lcp_ms"] > 0 and result["bytes"] > 0
+
+
+def test_every_missed_target_is_explained():
+    report = _report()
+    missed = {name for name, pages in lighthouse.misses(report["lighthouse"], report["pages"]).items()
+              if pages}
+    assert missed == set(KNOWN_MISSES), f"missed {sorted(missed)}, explained {sorted(KNOWN_MISSES)}"
+    text = (ROOT / "benchmarks" / "report.md").read_text(encoding="utf-8")
+    section = text[text.index("## Lighthouse"):]
+    assert all(f"| {page} |" in section for page in report["lighthouse"])

@@ -1,0 +1,139 @@
+"""Every chapter's formulas in Debian's chromium, in both colour themes (``make book`` first).
+
+The formulas are rendered when the site is built (``_ext/build_math.py``). For each chapter:
+
+* no script typesets math: the page loads no math script, and with JavaScript switched off the
+  same formulas are there, rendered;
+* every display and inline formula is rendered: no raw ``$...$``, ``\\(`` or ``\\[`` left in the
+  text, no KaTeX error, and each formula carries its MathML, which screen readers read;
+* the formulas take the colour of the text around them, in the light and in the dark theme.
+
+Without a browser the tests skip, unless ``REQUIRE_BROWSER=1`` (set by ``.ci/run``).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "_build" / "html"
+CHAPTERS = sorted(f"chapters/{p.stem}" for p in (ROOT / "chapters").glob("*.ipynb"))
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".js": "text/javascript"}
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def site_url():
+    if not (SITE / "index.html").exists():
+        pytest.fail("the site is not built: run `make book` first")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             functools.partial(_Quiet, directory=str(SITE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    path = next((c for c in (os.environ.get("CHROMIUM"), "/usr/bin/chromium",
+                             shutil.which("chromium")) if c and Path(c).exists()), None)
+    if path is None:
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail("REQUIRE_BROWSER=1 but no chromium found")
+        pytest.skip("no chromium found (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _open(browser, url: str, theme: str, javascript: bool = True):
+    context = browser.new_context(java_script_enabled=javascript)
+    requests: list[str] = []
+    context.on("request", lambda r: requests.append(r.url))
+    page = context.new_page()
+    page.add_init_script(f"localStorage.setItem('mode', '{theme}'); "
+                         f"localStorage.setItem('theme', '{theme}');")
+    page.goto(url, wait_until="networkidle")
+    return context, page, requests
+
+
+#: What is left of the page's text once formulas and code are taken out: TeX must not be.
+_LEFT_TEXT = """() => {
+  const main = document.querySelector('main').cloneNode(true);
+  main.querySelectorAll('.math, pre, code, .highlight, script, style').forEach(e => e.remove());
+  return main.textContent;
+}"""
+
+_FORMULAS = """() => [...document.querySelectorAll('main .math')].map(m => {
+  const k = m.querySelector(':scope > .katex, :scope > .katex-display > .katex');
+  return {display: m.tagName === 'DIV',
+          rendered: !!(k && k.querySelector('.katex-html[aria-hidden="true"] .base')),
+          mathml: !!(k && k.querySelector('.katex-mathml > math semantics annotation')),
+          tex: k ? k.querySelector('annotation').textContent : m.textContent};
+})"""
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_formulas_arrive_rendered_with_mathml(browser, site_url, chapter, theme):
+    url = f"{site_url}/{chapter}.html"
+    # JavaScript off: what the server sends is already rendered
+    context, page, _ = _open(browser, url, theme, javascript=False)
+    try:
+        static = page.evaluate(_FORMULAS)
+    finally:
+        context.close()
+    context, page, requests = _open(browser, url, theme)
+    try:
+        assert page.evaluate("() => document.documentElement.dataset.theme") == theme
+        formulas = page.evaluate(_FORMULAS)
+        scripts = [u for u in requests if re.search(r"mathjax|katex[^/]*\.js|tex-mml", u, re.I)]
+        assert scripts == [], f"a script for math was loaded: {scripts}"
+        assert page.evaluate("() => window.MathJax === undefined && window.katex === undefined")
+        # no script changed a formula
+        changed = [(a, b) for a, b in zip(static, formulas) if a != b]
+        assert len(formulas) == len(static) and changed == [], (len(static), len(formulas),
+                                                               changed[:2])
+        unrendered = [f["tex"] for f in formulas if not (f["rendered"] and f["mathml"])]
+        assert unrendered == [], f"{chapter}: not rendered or without MathML: {unrendered[:5]}"
+        assert page.locator(".katex-error").count() == 0
+        text = page.evaluate(_LEFT_TEXT)
+        raw = re.findall(r"\$[^$\n]{0,80}\\[A-Za-z]+|\\[(\[]|\$\$", text)
+        assert raw == [], f"{chapter}: raw TeX in the text: {raw[:5]}"
+        if chapter != "chapters/datasets":  # the one chapter without a formula
+            assert formulas
+        # formulas take the colour of the text around them (the theme's), in both themes
+        colours = page.evaluate("""() => [...document.querySelectorAll('main .math')].map(m => {
+            const around = m.parentElement.closest('p, li, dd, dt, td, th, div, section');
+            return [getComputedStyle(m.querySelector('.katex-html')).color,
+                    getComputedStyle(around).color];
+        })""")
+        assert all(math == around for math, around in colours), \
+            [c for c in colours if c[0] != c[1]][:3]
+        text_colour = page.evaluate("() => getComputedStyle(document.querySelector('main p')).color")
+        r, g, b = map(int, re.findall(r"\d+", text_colour)[:3])
+        light_text = (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255 > 0.5
+        assert light_text == (theme == "dark"), (theme, text_colour)
+    finally:
+        context.close()
