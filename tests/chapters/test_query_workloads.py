@@ -154,3 +154,36 @@ def test_reconstruction_threshold(ch):
     rng = np.random.default_rng(11)
     assert ch["reconstruction_accuracy"](100, 0.05, rng, repeats=3) > 0.98
     assert ch["reconstruction_accuracy"](100, 5.0, rng, repeats=3) < 0.7
+
+
+@pytest.fixture(scope="module")
+def mw():
+    return notebook_namespace("query-workloads", ["adult", "hist", "Q", "QUERIES", "mwem"])
+
+
+def test_mwem_domain_and_queries(mw, adult):
+    hist, Q = mw["hist"], mw["Q"]
+    assert hist.size == 980 and Q.shape == (199, 980) and hist.sum() == len(adult) == 32561
+    # each two-way marginal is a partition of the domain: 10 marginals, every cell in 10 queries
+    assert (Q.sum(0) == 10).all()
+    # one marginal against pandas: sex x income
+    sex_income = adult.groupby(["sex", "income"], observed=True).size().sort_values().to_numpy()
+    answers = Q @ hist
+    assert set(sex_income.tolist()).issubset(set(answers.tolist()))
+
+
+def test_mwem_learns_with_large_budget_and_keeps_n(mw):
+    hist, Q = mw["hist"], mw["Q"]
+    n = hist.sum()
+    synthetic = mw["mwem"](hist, 30, 1e4, np.random.default_rng(3))
+    assert math.isclose(synthetic.sum(), n) and (synthetic > 0).all()
+    uniform = np.full(hist.size, n / hist.size)
+    assert np.abs(Q @ synthetic - Q @ hist).mean() < 0.1 * np.abs(Q @ uniform - Q @ hist).mean()
+
+
+def test_mwem_glues_and_laplace_baseline(g):
+    for eps, key in [(1.0, "wl_lapmarg_1"), (0.1, "wl_lapmarg_01")]:
+        expected = 20 / (eps * 32561)  # E|Lap(b)| = b with b = Delta_1 / eps, Delta_1 = 2 per marginal x 10
+        assert abs(float(g[key]) - expected) <= (5e-6 if eps == 1.0 else 5e-5)  # half a unit of the glued digits
+        assert float(g["wl_mwem_best_1" if eps == 1.0 else "wl_mwem_best_01"]) > expected
+    assert g["wl_mwem_uniform"] == "0.0547"
