@@ -17,7 +17,7 @@ from scipy import optimize
 from conftest import glued
 from notebook_code import notebook_namespace
 
-NAMES = ["EPS", "RHO", "N", "SIZES", "STRATEGIES", "GRAM", "M", "L_IDX", "R_IDX", "exact_table",
+NAMES = ["EPS", "RHO", "N", "SIZES", "STRATEGIES", "GRAM", "M", "L_IDX", "R_IDX", "ls_range_variances", "canonical_node_counts", "LS_UNIT", "exact_table",
          "adult", "country", "K", "RHO_TD", "range_gram", "all_ranges_workload", "tree_strategy", "ls_range_variances",
          "canonical_node_counts", "project_to_simplex", "estimators", "reconstruction_accuracy",
          "zcdp_table", "laplace_table", "true", "small", "SIGMA_TD"]
