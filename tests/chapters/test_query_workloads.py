@@ -1,0 +1,189 @@
+"""Tests for the query-workloads chapter.
+
+The exact-variance formulas are checked against brute-force matrices on a small domain (the
+explicit all-ranges workload, an explicit canonical decomposition); the glued numbers against an
+independent recomputation (closed forms, scipy's NNLS, a fresh simulation with another seed); the
+least-squares estimators' bias and consistency claims by simulation with stated tolerances.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import optimize
+
+from conftest import glued
+from notebook_code import notebook_namespace
+
+NAMES = ["EPS", "RHO", "N", "SIZES", "STRATEGIES", "GRAM", "M", "L_IDX", "R_IDX", "ls_range_variances", "canonical_node_counts", "LS_UNIT", "exact_table",
+         "adult", "country", "K", "RHO_TD", "range_gram", "all_ranges_workload", "tree_strategy", "ls_range_variances",
+         "canonical_node_counts", "project_to_simplex", "estimators", "reconstruction_accuracy",
+         "zcdp_table", "laplace_table", "true", "small", "SIGMA_TD"]
+
+
+@pytest.fixture(scope="module")
+def ch():
+    return notebook_namespace("query-workloads", NAMES)
+
+
+@pytest.fixture(scope="module")
+def g():
+    return glued("query-workloads")
+
+
+def test_range_gram_equals_brute_force(ch):
+    for n in (1, 5, 12):
+        W = np.array([[1.0 if l <= c <= r else 0.0 for c in range(n)] for l in range(n) for r in range(l, n)])
+        assert W.shape[0] == n * (n + 1) // 2
+        assert np.array_equal(W.T @ W, ch["range_gram"](n))
+
+
+def test_trace_formula_equals_brute_force_errors(ch):
+    # sigma^2 tr((A^T A)^-1 W^T W) against sum of w (A^T A)^-1 w^T over explicit rows, for a tree on n = 16
+    n = 16
+    A = ch["tree_strategy"](n, [1, 2, 4, 8, 16])
+    W = ch["all_ranges_workload"](n)
+    C = np.linalg.inv(A.T @ A)
+    per_row = np.einsum("ij,jk,ik->i", W, C, W)
+    assert math.isclose(np.trace(C @ ch["range_gram"](n)), per_row.sum(), rel_tol=1e-10)
+    # and W A^+ has the same squared Frobenius norm
+    assert math.isclose(np.linalg.norm(W @ np.linalg.pinv(A)) ** 2, per_row.sum(), rel_tol=1e-8)
+
+
+def test_canonical_counts_against_explicit_decomposition(ch):
+    # the chapter's counts are for n = 1,024; recompute a sample by greedy maximal-node cover
+    sizes = [1, 16, 256, 1024]
+    rng = np.random.default_rng(5)
+    counts = ch["canonical_node_counts"](sizes)
+    L, R = np.triu_indices(1024)
+    for idx in rng.choice(len(L), 300, replace=False):
+        l, r, used = int(L[idx]), int(R[idx]), 0
+        pos = l
+        while pos <= r:
+            s = max(s for s in sizes if pos % s == 0 and pos + s - 1 <= r)
+            pos, used = pos + s, used + 1
+        assert counts[idx] == used
+
+
+def test_range_table_matches_closed_forms(ch, g):
+    z, lt = ch["zcdp_table"], ch["laplace_table"]
+    n = 1024
+    assert math.isclose(z.loc["identity", "mean Var"], (n + 2) / 3)
+    assert g["wl_id_mean"] == f"{(n + 2) / 3:.1f}" == "342.0"
+    assert g["wl_ranges_m"] == "524,800"
+    # binary tree with h = 11 levels: the worst range uses 2(h - 2) = 18 nodes of variance 11
+    assert z.loc["b = 2, canonical nodes", "max Var"] == 11 * 18
+    # Laplace node variance 2h^2 against zCDP's h at rho = 1/2: every row scales by 2h
+    assert math.isclose(lt.loc["identity", "mean Var"], 2 * z.loc["identity", "mean Var"])
+    assert math.isclose(lt.loc["b = 2, least squares", "mean Var"], 22 * z.loc["b = 2, least squares", "mean Var"])
+    assert math.isclose(lt.loc["b = 16, least squares", "mean Var"], 8 * z.loc["b = 16, least squares", "mean Var"])
+    # the ranking flip the prose claims
+    assert z.loc["b = 2, least squares", "mean Var"] < z.loc["b = 16, least squares", "mean Var"]
+    assert lt.loc["b = 16, least squares", "mean Var"] < lt.loc["b = 2, least squares", "mean Var"]
+    assert lt.loc["b = 16, least squares", "mean Var"] < lt.loc["identity", "mean Var"] < lt.loc["b = 2, canonical nodes", "mean Var"]
+
+
+def test_least_squares_values_from_independent_solver():
+    # b = 2 least squares mean variance via pinv of the explicit tree (an independent construction)
+    n = 1024
+    A = np.vstack([np.kron(np.eye(n >> j), np.ones((1, 1 << j))) for j in range(11)])
+    P = np.linalg.pinv(A)  # n x nodes
+    # mean over all ranges of ||w P||^2 = trace(P P^T W^T W) / m
+    i = np.arange(1, n + 1)
+    gram = np.minimum.outer(i, i) * (n - np.maximum.outer(i, i) + 1.0)
+    mean_var = 11 * np.sum((P @ P.T) * gram) / (n * (n + 1) / 2)
+    g = glued("query-workloads")
+    assert g["wl_b2_ls_mean"] == f"{mean_var:.2f}" == "21.66"
+
+
+def test_growth_glues(g):
+    assert g["wl_growth_pure_100"] == "141" and g["wl_growth_zcdp_100"] == "10"
+    assert abs(float(g["wl_growth_pure_1000"].replace(",", "")) - 1000 * math.sqrt(2)) < 0.05 * 1414
+    assert abs(float(g["wl_growth_zcdp_1000"]) - math.sqrt(1000)) < 0.05 * math.sqrt(1000)
+
+
+def test_simulation_glue_within_its_error(g):
+    assert abs(float(g["wl_sim_var"]) - float(g["wl_sim_exact"])) < 4 * float(g["wl_sim_se"])
+
+
+def test_simplex_projection_matches_scipy_nnls(ch):
+    # projection onto {x >= 0, sum x = t} = argmin ||x - v||: solve with scipy's NNLS on a penalty
+    rng = np.random.default_rng(9)
+    v = rng.normal(3, 10, size=(20, 7))
+    t = np.abs(v.sum(1)) + 1
+    proj = ch["project_to_simplex"](v, t)
+    assert (proj >= -1e-12).all() and np.allclose(proj.sum(1), t)
+    for row, total, got in zip(v, t, proj):
+        big = 1e4  # enforce the sum by a heavily weighted extra row
+        A = np.vstack([np.eye(7), big * np.ones((1, 7))])
+        b = np.concatenate([row, [big * total]])
+        ref, _ = optimize.nnls(A, b)
+        assert np.allclose(got, ref, atol=1e-3)
+
+
+def test_least_squares_is_consistent_and_unbiased_nonnegativity_is_not(ch):
+    true, small, sigma = ch["true"], ch["small"], ch["SIGMA_TD"]
+    assert math.isclose(sigma, math.sqrt(1 / 0.005))
+    rng = np.random.default_rng(77)  # another seed than the chapter's
+    runs = 6000
+    y = true + rng.normal(scale=sigma, size=(runs, len(true)))
+    y_total = true.sum() + rng.normal(scale=sigma, size=runs)
+    est = ch["estimators"](y, y_total)
+    ls = est["least squares"]
+    # consistency: cells add up to the least-squares total, a weighted mean of y_total and sum(y)
+    k = len(true)
+    assert np.allclose(ls.sum(1), (k * y_total + y.sum(1)) / (k + 1))
+    se_small = sigma * math.sqrt(small.sum()) / math.sqrt(runs)
+    assert abs((ls - true)[:, small].sum(1).mean()) < 4 * se_small
+    nn = est["nonnegative LS, total fixed"]
+    assert (nn >= 0).all() and np.allclose(nn.sum(1), ls.sum(1))
+    assert (nn - true)[:, small].sum(1).mean() > 8  # upward bias on small cells, far beyond noise
+    assert (est["clamp at 0"] - true).sum(1).mean() > 10  # clamping inflates the total
+
+
+def test_topdown_glues(g):
+    assert g["wl_td_small_cells"] == 11 and g["wl_td_small_people"] == "163"
+    assert g["wl_td_sigma"] == "14.14"
+    assert 13 < float(g["wl_td_clamp_small"]) < 18 and 9 < float(g["wl_td_nnls_small"]) < 14
+    assert abs(float(g["wl_td_ls_small"])) < 3 * float(g["wl_td_se"])
+
+
+def test_reconstruction_threshold(ch):
+    rng = np.random.default_rng(11)
+    assert ch["reconstruction_accuracy"](100, 0.05, rng, repeats=3) > 0.98
+    assert ch["reconstruction_accuracy"](100, 5.0, rng, repeats=3) < 0.7
+
+
+@pytest.fixture(scope="module")
+def mw():
+    return notebook_namespace("query-workloads", ["adult", "hist", "Q", "QUERIES", "mwem"])
+
+
+def test_mwem_domain_and_queries(mw, adult):
+    hist, Q = mw["hist"], mw["Q"]
+    assert hist.size == 980 and Q.shape == (199, 980) and hist.sum() == len(adult) == 32561
+    # each two-way marginal is a partition of the domain: 10 marginals, every cell in 10 queries
+    assert (Q.sum(0) == 10).all()
+    # one marginal against pandas: sex x income
+    sex_income = adult.groupby(["sex", "income"], observed=True).size().sort_values().to_numpy()
+    answers = Q @ hist
+    assert set(sex_income.tolist()).issubset(set(answers.tolist()))
+
+
+def test_mwem_learns_with_large_budget_and_keeps_n(mw):
+    hist, Q = mw["hist"], mw["Q"]
+    n = hist.sum()
+    synthetic = mw["mwem"](hist, 30, 1e4, np.random.default_rng(3))
+    assert math.isclose(synthetic.sum(), n) and (synthetic > 0).all()
+    uniform = np.full(hist.size, n / hist.size)
+    assert np.abs(Q @ synthetic - Q @ hist).mean() < 0.1 * np.abs(Q @ uniform - Q @ hist).mean()
+
+
+def test_mwem_glues_and_laplace_baseline(g):
+    for eps, key in [(1.0, "wl_lapmarg_1"), (0.1, "wl_lapmarg_01")]:
+        expected = 20 / (eps * 32561)  # E|Lap(b)| = b with b = Delta_1 / eps, Delta_1 = 2 per marginal x 10
+        assert abs(float(g[key]) - expected) <= (5e-6 if eps == 1.0 else 5e-5)  # half a unit of the glued digits
+        assert float(g["wl_mwem_best_1" if eps == 1.0 else "wl_mwem_best_01"]) > expected
+    assert g["wl_mwem_uniform"] == "0.0547"
