@@ -107,6 +107,39 @@ def test_census_2020_persons_budget_gives_the_bureau_s_published_epsilon():
     assert round(rho + 2 * math.sqrt(rho * math.log(1e10)), 2) == 17.90
 
 
+def test_census_2020_units_budget_matches_the_bureau_s_certificates():
+    """DAS_2020_Redistricting_Production_Code's disclosure-avoidance certificates
+    (docs/certificates/...-US-Units and ...-US-Persons) state, for the housing-units file,
+    global_scale = 12343/3379, rho = 11417641/152349649 and epsilon = 1455307/588081 (about
+    2.47); for the persons file rho = 293764/114921 and epsilon = 17849145/1041158 (17.14), all at
+    delta = 1e-10."""
+    units, persons = helpers.CENSUS_2020_UNITS_RHO, helpers.CENSUS_2020_PERSONS_RHO
+    assert units == pytest.approx(float(Fraction(11417641, 152349649)), rel=1e-15)
+    assert Fraction(11417641, 152349649) == Fraction(3379, 12343) ** 2
+    assert persons == pytest.approx(float(Fraction(293764, 114921)), rel=1e-15)
+    delta = helpers.CENSUS_2020_DELTA
+    assert helpers.zcdp_to_dp(units, delta) == pytest.approx(1455307 / 588081, abs=5e-4)
+    assert helpers.zcdp_to_dp(persons, delta) == pytest.approx(17849145 / 1041158, abs=5e-4)
+    # The whole release: adding the rho's and converting once beats adding the epsilons (and
+    # keeps delta at 1e-10 instead of 2e-10); zCDP composition is exact addition of rho's.
+    once = helpers.zcdp_to_dp(units + persons, delta)
+    added = helpers.zcdp_to_dp(units, delta) + helpers.zcdp_to_dp(persons, delta)
+    assert 17.3 < once < 17.5 and 19.6 < added < 19.7
+    acc = helpers.PrivacyAccountant(100.0, delta=delta, mode="zcdp")
+    acc.spend_rho(persons)
+    acc.spend_rho(units)
+    assert acc.spent == pytest.approx(once, rel=1e-9)
+
+
+def test_counting_table_counts_reads_and_rejects_non_frames():
+    table = helpers.CountingTable(pd.DataFrame({"x": [1, 2, 3]}))
+    assert table.reads == 0
+    assert table.read() is table.read()
+    assert table.reads == 2
+    with pytest.raises(TypeError, match="df"):
+        helpers.CountingTable([[1, 2, 3]])
+
+
 @pytest.mark.parametrize("epsilon, delta", [(1.0, 1e-6), (0.1, 1e-5), (10.0, 1e-9), (3.0, 0.5)])
 def test_dp_to_zcdp_is_the_largest_rho_that_converts_to_epsilon(epsilon, delta):
     """The inverse is exact to the last admissible ρ: ρ converts to at most ε, and a ρ larger

@@ -29,7 +29,7 @@ def ns():
     return notebook_namespace(
         "composition",
         ["adult", "EDUCATION_LEVELS", "noisy_hist", "clean_histogram", "income_records",
-         "RECORDS_STABILITY", "CountingTable", "private_count", "private_histogram"],
+         "RECORDS_STABILITY", "private_count", "private_histogram"],
     )
 
 
@@ -46,7 +46,7 @@ def composed_bound(total_epsilon: float) -> float:
 # The chapter's release functions
 # --------------------------------------------------------------------------------------------
 def test_private_count_refused_query_does_not_read_the_data(ns, adult):
-    table = ns["CountingTable"](adult)
+    table = helpers.CountingTable(adult)
     acc = helpers.PrivacyAccountant(0.5)
     rng = helpers.make_rng(0)
     older = ns["private_count"](table, acc, lambda df: df["age"] >= 40, 0.3, rng, "age")
@@ -61,7 +61,7 @@ def test_private_count_refused_query_does_not_read_the_data(ns, adult):
 
 
 def test_private_count_answers_the_right_query(ns, adult):
-    table = ns["CountingTable"](adult)
+    table = helpers.CountingTable(adult)
     acc = helpers.PrivacyAccountant(1e6)
     noisy = ns["private_count"](table, acc, lambda df: df["income"] == ">50K", 1e6,
                                 helpers.make_rng(1), "income")
@@ -69,7 +69,7 @@ def test_private_count_answers_the_right_query(ns, adult):
 
 
 def test_private_histogram_is_charged_once_and_counts_fixed_bins(ns, adult):
-    table = ns["CountingTable"](adult)
+    table = helpers.CountingTable(adult)
     acc = helpers.PrivacyAccountant(1.0)
     levels = ns["EDUCATION_LEVELS"]
     assert len(levels) == 16 and len(set(levels)) == 16

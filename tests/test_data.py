@@ -150,7 +150,7 @@ def test_loaders_work_from_any_working_directory(tmp_path, monkeypatch):
 
 
 def test_loader_missing_data_gives_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(dpcourse.data, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(dpcourse.data, "_DATA_DIR", tmp_path)
     with pytest.raises(FileNotFoundError, match="data/ folder"):
         helpers.load_health()
 

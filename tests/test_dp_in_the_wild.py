@@ -105,6 +105,26 @@ def test_census_numbers(ch, g):
     assert float(g["wild_ex_1e6"]) < float(g["wild_ex_improved"]) < float(g["wild_ex_simple"])
 
 
+def test_census_housing_units_and_the_whole_release(g):
+    # the Bureau's certificate for the US housing-units file: global_scale = 12343/3379,
+    # rho = 11417641/152349649, epsilon = 1455307/588081 (about 2.47) at delta = 1e-10
+    units, persons = (3379 / 12343) ** 2, (542 / 339) ** 2
+    alphas = np.linspace(1.0001, 400, 4_000_000)
+
+    def improved(rho, delta=1e-10):  # the conversion by brute force over a fine grid of orders
+        return float(np.min(rho * alphas + np.log1p(-1 / alphas)
+                            - (math.log(delta) + np.log(alphas)) / (alphas - 1)))
+
+    assert g["wild_census_units_rho"] == f"{units:.3f}" == f"{11417641 / 152349649:.3f}"
+    assert float(g["wild_census_units_eps"]) == pytest.approx(1455307 / 588081, abs=0.006)
+    assert float(g["wild_census_units_eps"]) == pytest.approx(improved(units), abs=0.006)
+    assert g["wild_census_release_rho"] == f"{units + persons:.2f}"
+    assert float(g["wild_census_release_once"]) == pytest.approx(improved(units + persons), abs=0.006)
+    assert float(g["wild_census_release_added"]) == pytest.approx(
+        improved(units) + improved(persons), abs=0.006)
+    assert float(g["wild_census_release_once"]) < float(g["wild_census_release_added"])
+
+
 def test_rappor_bound_by_enumeration(ch):
     # all pairs of Bloom filters of m bits that differ in at most 2h positions: the largest
     # likelihood ratio of the permanent response, over every possible observed report

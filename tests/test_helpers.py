@@ -1,7 +1,7 @@
 """``chapters/helpers.py`` keeps its own rule: it holds only what two or more chapters use.
 
-Also: its public surface re-exports the ``dpcourse`` package completely and nothing else, the
-shared input checks behave, and every docstring example runs.
+Also: its public surface is exactly the union of the ``dpcourse`` modules' ``__all__``, importing
+it changes no global state, the shared input checks behave, and every docstring example runs.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import inspect
 import json
 import pkgutil
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,16 +24,6 @@ import helpers
 from dpcourse import validation
 
 CHAPTERS = Path(__file__).resolve().parent.parent / "chapters"
-
-#: Public helpers that fewer than two chapters use, with the reason they are shared anyway.
-ALLOWED_WITH_ONE_USER = {
-    "AuditResult": "the result type of audit_epsilon; chapters read its fields, never its name",
-    "DATA_DIR": "where the loaders look; the tests and a reader's own scripts use it",
-    "DEFAULT_SEED": "the default of make_rng, documented for readers",
-}
-#: Helpers whose second chapter is being written (Parts IV and V); each must leave this list
-#: when that chapter lands.
-AWAITING_SECOND_CHAPTER: set[str] = set()
 
 
 def notebook_code(path: Path) -> str:
@@ -46,19 +38,13 @@ def users_of_each_helper() -> dict[str, list[str]]:
             for name in helpers.__all__}
 
 
-def test_every_public_helper_is_used_by_two_chapters_or_says_why():
-    users = users_of_each_helper()
-    lonely = {name: stems for name, stems in users.items()
-              if len(stems) < 2 and name not in ALLOWED_WITH_ONE_USER
-              and name not in AWAITING_SECOND_CHAPTER}
-    assert lonely == {}, f"move these into their chapter, or give a reason: {lonely}"
-    done = {name for name in AWAITING_SECOND_CHAPTER if len(users[name]) >= 2}
-    assert done == set(), f"remove from AWAITING_SECOND_CHAPTER, now used twice: {sorted(done)}"
+def test_every_public_helper_is_used_by_two_chapters():
+    lonely = {name: stems for name, stems in users_of_each_helper().items() if len(stems) < 2}
+    assert lonely == {}, f"move these into their chapter (or make them private): {lonely}"
 
 
 def test_the_usage_rule_can_fail():
     assert users_of_each_helper()["laplace_mechanism"]  # used by real chapters
-    assert "load_health" not in ALLOWED_WITH_ONE_USER
 
 
 def _modules():
@@ -66,16 +52,44 @@ def _modules():
             for m in pkgutil.iter_modules(dpcourse.__path__)]
 
 
-def test_helpers_re_exports_every_public_name_of_the_package_and_nothing_else():
-    assert sorted(helpers.__all__) == sorted(set(helpers.__all__))
-    for name in helpers.__all__:
-        assert hasattr(helpers, name), name
-    defined = {name for module in _modules() for name, obj in vars(module).items()
-               if not name.startswith("_") and getattr(obj, "__module__", None) == module.__name__
-               and (inspect.isfunction(obj) or inspect.isclass(obj))
-               and module.__name__ != "dpcourse.validation"}
-    internal = {"check_random_source"}  # an input check, like those in dpcourse.validation
-    assert defined - internal <= set(helpers.__all__), sorted(defined - internal - set(helpers.__all__))
+def test_helpers_re_exports_the_union_of_the_modules_all_and_nothing_else():
+    declared = [name for module in _modules() for name in module.__all__]
+    assert len(declared) == len(set(declared)), "a name is declared by two modules"
+    assert helpers.__all__ == sorted(declared)
+    for module in _modules():
+        for name in module.__all__:
+            assert getattr(helpers, name) is getattr(module, name), (module.__name__, name)
+
+
+def _imported_by_another_module(module, name: str) -> bool:
+    pattern = rf"^from \.{module.__name__.split('.')[-1]} import [^\n]*\b{name}\b"
+    return any(re.search(pattern, inspect.getsource(other), flags=re.M | re.S)
+               for other in _modules() if other is not module)
+
+
+def test_every_name_without_underscore_is_exported_or_package_internal():
+    # A module-level function, class or constant without a leading underscore is either public
+    # (in its module's __all__) or package-internal: imported by another dpcourse module.
+    for module in _modules():
+        for name, obj in vars(module).items():
+            own = getattr(obj, "__module__", module.__name__) == module.__name__
+            if (name.startswith("_") or name in module.__all__ or inspect.ismodule(obj)
+                    or not own or name == "annotations"):
+                continue
+            if inspect.isfunction(obj) or inspect.isclass(obj) or name.isupper():
+                assert _imported_by_another_module(module, name), (
+                    f"{module.__name__}.{name}: add it to __all__, or prefix it with _")
+
+
+def test_importing_helpers_changes_no_global_state():
+    # A fresh interpreter: pandas' options before and after `import helpers` are the same.
+    script = ("import pandas as pd; before = pd.describe_option(_print_desc=False); "
+              "import helpers; assert pd.describe_option(_print_desc=False) == before; "
+              "helpers.set_display_options(); "
+              "assert pd.describe_option(_print_desc=False) != before; print('ok')")
+    result = subprocess.run([sys.executable, "-c", script], cwd=CHAPTERS, capture_output=True,
+                            text=True, timeout=60)
+    assert result.stdout.strip() == "ok", result.stderr
 
 
 def test_every_public_function_has_a_numpy_style_docstring():
@@ -135,18 +149,3 @@ def test_check_delta(value, ok):
     else:
         with pytest.raises(ValueError, match="delta"):
             validation.check_delta(value)
-
-
-def test_check_columns_names_the_missing_column():
-    import pandas as pd
-
-    df = pd.DataFrame({"a": [1]})
-    with pytest.raises(ValueError, match="'b'"):
-        validation.check_columns(df, ["a", "b"], "columns")
-    with pytest.raises(TypeError, match="df"):
-        validation.check_columns([1], ["a"], "columns")
-    with pytest.raises(ValueError, match="empty"):
-        validation.check_columns(df.iloc[0:0], ["a"], "columns")
-    with pytest.raises(ValueError, match="at least one"):
-        validation.check_columns(df, [], "columns")
-    assert validation.check_columns(df, "a", "columns") == ["a"]

@@ -16,6 +16,8 @@ from .mechanisms import laplace_mechanism
 from .validation import (as_scalar_or_array, check_array, check_epsilon, check_generator,
                          check_integer, check_real)
 
+__all__ = ["differencing_attack_success", "hypothesis_test_bound"]
+
 
 def hypothesis_test_bound(
     epsilon: float | Sequence[float] | np.ndarray, delta: float = 0.0

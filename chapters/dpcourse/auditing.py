@@ -15,10 +15,12 @@ import numpy as np
 
 from .validation import check_generator, check_integer, check_real
 
+__all__ = ["audit_epsilon"]
+
 
 @dataclass(frozen=True)
-class AuditResult:
-    """Outcome of :func:`audit_epsilon`.
+class _AuditResult:
+    """Outcome of :func:`audit_epsilon` (read its fields; the type itself is not exported).
 
     Attributes
     ----------
@@ -66,7 +68,7 @@ def audit_epsilon(
     confidence: float = 0.95,
     n_thresholds: int = 200,
     delta: float = 0.0,
-) -> AuditResult:
+) -> _AuditResult:
     r"""Statistical lower bound on the ε of a mechanism with real (or integer) outputs.
 
     Draws ``n_samples`` outputs on ``dataset`` and on ``neighbour``. The first half of each
@@ -99,7 +101,10 @@ def audit_epsilon(
 
     Returns
     -------
-    AuditResult
+    _AuditResult
+        A frozen record: ``epsilon_lower_bound``, the ``event`` that gave it, ``p_hat`` and
+        ``q_hat``, ``n_samples``, ``confidence`` and ``delta``. Chapters read its fields; its
+        type is not part of the public surface.
     """
     if not callable(mechanism):
         raise TypeError("mechanism must be callable as mechanism(data, rng, size)")
@@ -154,7 +159,7 @@ def audit_epsilon(
     bound = float(np.log((p_low[0] - delta) / q_high[0])) if p_low[0] > delta else 0.0
     where = "dataset" if big == 0 else "neighbour"
     event = f"output {'>=' if kind == 'ge' else '<'} {c:.6g} (more likely on the {where})"
-    return AuditResult(
+    return _AuditResult(
         epsilon_lower_bound=max(bound, 0.0),
         event=event,
         p_hat=k_big / n_test,

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
+__all__ = ["ADULT_CATEGORIES", "IGOR_INDEX", "load_adult", "load_health"]
+
 #: Folder holding the course's CSV files: ``data/`` beside ``chapters/``.
-DATA_DIR = Path(__file__).resolve().parent.parent.parent / "data"
+_DATA_DIR = Path(__file__).resolve().parent.parent.parent / "data"
 
 #: Row index of Igor, the target of the differencing attack, in :func:`load_health`.
 IGOR_INDEX = 9
@@ -60,7 +62,7 @@ _HEALTH_DTYPES = {
 
 
 def _read_csv(filename: str, dtypes: dict[str, str]) -> pd.DataFrame:
-    path = DATA_DIR / filename
+    path = _DATA_DIR / filename
     if not path.exists():
         raise FileNotFoundError(
             f"{path} not found. The notebooks need the course's data/ folder beside chapters/: "

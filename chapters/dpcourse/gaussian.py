@@ -1,24 +1,35 @@
-r"""The Gaussian mechanism and its calibration for approximate (ε, δ)-DP.
+r"""The Gaussian mechanism: its calibration for (ε, δ)-DP, and its Rényi DP.
 
 :func:`gaussian_mechanism` adds :math:`\mathcal N(0, \sigma^2)` noise to each coordinate.
 :func:`gaussian_delta` gives the *exact* δ that a noise level σ achieves at a given ε
-(Balle and Wang 2018, Theorem 8), :func:`gaussian_epsilon` inverts it, and :func:`gaussian_sigma` finds the noise level for a
-target (ε, δ): the smallest σ by the exact condition (``method="analytic"``) or the textbook
-formula, which is only proved for ε < 1 (``method="classic"``; Dwork and Roth 2014, Thm A.1).
+(Balle and Wang 2018, Theorem 8), :func:`gaussian_epsilon` inverts it, and
+:func:`gaussian_sigma` finds the noise level for a target (ε, δ): the smallest σ by the exact
+condition (``method="analytic"``) or the textbook formula, which is only proved for ε < 1
+(``method="classic"``; Dwork and Roth 2014, Thm A.1).
+
+The Gaussian's guarantees in Rényi DP and zCDP sit here too, beside the mechanism:
+``gaussian_rho`` and ``gaussian_rdp`` (package-internal: what the accountant of
+:mod:`dpcourse.accounting` composes), :func:`gaussian_rdp_epsilon` (repeated releases,
+converted once) and :func:`subsampled_gaussian_rdp` (the Poisson-subsampled Gaussian of DP-SGD).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 
 # SciPy (0.4 s to import) is imported inside the functions that use it, so `import helpers`
 # stays quick in the chapters that never need it.
 
+from .conversions import zcdp_to_dp
 from .validation import (as_scalar_or_array, check_array, check_delta, check_epsilon,
-                         check_generator, check_positive)
+                         check_generator, check_integer, check_positive, check_real)
+
+__all__ = ["gaussian_delta", "gaussian_epsilon", "gaussian_mechanism", "gaussian_rdp_epsilon",
+           "gaussian_sigma", "subsampled_gaussian_rdp"]
 
 
 def _log_delta(sigma: float, epsilon: np.ndarray, l2: float) -> np.ndarray:
@@ -224,3 +235,116 @@ def gaussian_mechanism(
     sigma = check_positive(sigma, "sigma")
     rng = check_generator(rng)
     return as_scalar_or_array(arr + rng.normal(0.0, sigma, size=arr.shape))
+
+
+# --------------------------------------------------------------------------------------------
+# Rényi DP and zCDP of the Gaussian (the accountant composes these)
+# --------------------------------------------------------------------------------------------
+def gaussian_rho(sigma: float, l2_sensitivity: float = 1.0) -> Fraction:
+    r"""ρ of one Gaussian release, :math:`\Delta_2^2/(2\sigma^2)`, exactly (Bun and Steinke 2016).
+
+    Package-internal (the accountant's ``mode="zcdp"`` adds these), so not in ``__all__``. The
+    fraction is that of the decimal forms of ``sigma`` and ``l2_sensitivity``, so that ρ's add
+    without rounding. Inputs are checked by the caller.
+    """
+    return Fraction(str(l2_sensitivity)) ** 2 / (2 * Fraction(str(sigma)) ** 2)
+
+
+def gaussian_rdp(sigma: float, orders: np.ndarray, l2_sensitivity: float = 1.0) -> np.ndarray:
+    r"""Rényi DP of one Gaussian release, :math:`\alpha\Delta_2^2/(2\sigma^2)` at each order α.
+
+    Package-internal (the accountant's ``mode="rdp"`` adds these curves), so not in ``__all__``
+    (Mironov 2017, Prop. 7). Inputs are checked by the caller.
+    """
+    return orders * l2_sensitivity**2 / (2.0 * sigma**2)
+
+
+def gaussian_rdp_epsilon(sigma: float, steps: int, delta: float,
+                         l2_sensitivity: float = 1.0) -> float:
+    r"""ε of ``steps`` Gaussian releases, by Rényi DP with the improved conversion.
+
+    One release with noise σ and L2 sensitivity :math:`\Delta_2` is
+    :math:`(\alpha, \alpha\Delta_2^2/(2\sigma^2))`-RDP for every α > 1 (Mironov 2017); RDP adds
+    up over releases, so ``steps`` releases are ρ-zCDP with
+    :math:`\rho = \text{steps}\cdot\Delta_2^2/(2\sigma^2)`, converted once with
+    :func:`zcdp_to_dp`, optimised over every real order.
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation of each release, ``> 0``.
+    steps : int
+        Number of releases, ``>= 1``.
+    delta : float
+        Target δ in (0, 1).
+    l2_sensitivity : float, default 1.0
+        :math:`\Delta_2 > 0` of each release.
+
+    Returns
+    -------
+    float
+        ε of the whole composition at ``delta``.
+
+    Examples
+    --------
+    >>> round(gaussian_rdp_epsilon(20.0, 1000, 1e-5), 2)
+    8.08
+    """
+    sigma = check_positive(sigma, "sigma")
+    steps = check_integer(steps, "steps", minimum=1)
+    l2 = check_positive(l2_sensitivity, "l2_sensitivity")
+    return zcdp_to_dp(steps * l2**2 / (2.0 * sigma**2), delta)
+
+
+def subsampled_gaussian_rdp(sampling_rate: float, noise_multiplier: float,
+                            orders: Sequence[float] | np.ndarray) -> np.ndarray:
+    r"""Rényi DP of one step of the Poisson-subsampled Gaussian mechanism (DP-SGD).
+
+    Each record enters the batch independently with probability q; the batch's sum of
+    contributions (each clipped to L2 norm C) gets :math:`\mathcal N(0, (zC)^2 I)` noise, where
+    z is the noise multiplier. Under add/remove neighbours, for integer α ≥ 2,
+
+    .. math::
+
+        \bar\varepsilon(\alpha) = \frac{1}{\alpha-1}\ln\sum_{k=0}^{\alpha}\binom{\alpha}{k}
+        (1-q)^{\alpha-k} q^k \exp\Big(\frac{k^2-k}{2z^2}\Big)
+
+    (Mironov, Talwar and Zhang 2019, Sec. 3.3), computed in log space. Orders that are not
+    integers get ``inf``: this formula does not cover them, and ``inf`` is a valid (useless)
+    bound that :func:`rdp_to_dp` skips.
+
+    Parameters
+    ----------
+    sampling_rate : float
+        q in (0, 1].
+    noise_multiplier : float
+        z ``> 0``: noise standard deviation divided by the L2 sensitivity C.
+    orders : array_like of float
+        Orders α ``> 1``.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`\bar\varepsilon(\alpha)` for each order.
+    """
+    from scipy.special import gammaln, logsumexp
+    q = check_real(sampling_rate, "sampling_rate")
+    if not 0 < q <= 1:
+        raise ValueError(f"sampling_rate must be in (0, 1], got {q}")
+    z = check_positive(noise_multiplier, "noise_multiplier")
+    orders = np.asarray(orders, dtype=float)
+    if orders.ndim != 1 or orders.size == 0 or np.any(~np.isfinite(orders)) or np.any(orders <= 1):
+        raise ValueError("orders must be a non-empty 1-D array of finite values > 1")
+    out = np.full(orders.shape, np.inf)
+    for i, alpha in enumerate(orders):
+        if alpha != int(alpha):
+            continue
+        a = int(alpha)
+        if q == 1.0:
+            out[i] = a / (2.0 * z**2)
+            continue
+        k = np.arange(a + 1)
+        log_terms = (gammaln(a + 1) - gammaln(k + 1) - gammaln(a - k + 1)
+                     + (a - k) * math.log1p(-q) + k * math.log(q) + (k * k - k) / (2.0 * z**2))
+        out[i] = max(0.0, float(logsumexp(log_terms)) / (a - 1))
+    return out

@@ -18,6 +18,9 @@ from .randomness import SecureRandom, check_random_source
 from .validation import (as_scalar_or_array, check_array, check_bits, check_epsilon,
                          check_generator, check_integer, check_nonnegative)
 
+__all__ = ["discrete_laplace_noise", "estimate_proportion", "laplace_mechanism",
+           "randomized_response", "randomized_response_keep_probability"]
+
 
 def laplace_mechanism(
     value: float | Sequence[float] | np.ndarray,

@@ -20,11 +20,10 @@ import numpy as np
 
 from .validation import check_integer
 
-#: The seed every chapter uses unless it says otherwise.
-DEFAULT_SEED = 42
+__all__ = ["SecureRandom", "make_rng"]
 
 
-def make_rng(seed: int = DEFAULT_SEED) -> np.random.Generator:
+def make_rng(seed: int = 42) -> np.random.Generator:
     """Return the seeded random generator that a chapter passes to every random function.
 
     Seeded randomness makes the course reproducible. It must never protect a real release:

@@ -18,6 +18,8 @@ import numpy as np
 
 from .validation import check_array, check_epsilon, check_generator, check_integer, check_positive
 
+__all__ = ["exponential_mechanism", "exponential_mechanism_probabilities"]
+
 
 def exponential_mechanism_probabilities(
     utilities: Sequence[float] | np.ndarray, epsilon: float, sensitivity: float,

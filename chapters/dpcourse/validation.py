@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
+
+#: Package-internal: every module imports these checks; ``helpers`` re-exports none of them.
+__all__: list[str] = []
 
 
 def check_real(value: Any, name: str) -> float:
@@ -98,21 +99,6 @@ def check_generator(rng: Any) -> np.random.Generator:
             f"rng must be a numpy.random.Generator (use helpers.make_rng), got {type(rng).__name__}"
         )
     return rng
-
-
-def check_columns(df: Any, columns: str | Sequence[str], name: str) -> list[str]:
-    """Check ``df`` is a non-empty DataFrame holding every column in ``columns``."""
-    if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
-    if df.empty:
-        raise ValueError("df must not be empty")
-    cols = [columns] if isinstance(columns, str) else list(columns)
-    if not cols:
-        raise ValueError(f"{name} must name at least one column")
-    missing = [c for c in cols if c not in df.columns]
-    if missing:
-        raise ValueError(f"{name}: column(s) {missing} not in df (columns: {list(df.columns)})")
-    return cols
 
 
 def as_scalar_or_array(arr: np.ndarray) -> float | np.ndarray:
