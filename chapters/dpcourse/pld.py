@@ -441,7 +441,7 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
         larger ε of the two; a pessimistic discretisation makes it an upper bound, within
         about 1e-3 of the exact value at the default ``interval``. ``"rdp"``: Rényi DP at
         the integer orders 2–256 and many fractional orders' bounds skipped, converted once
-        (:func:`~dpcourse.accounting.subsampled_gaussian_rdp`, :func:`rdp_to_dp`): a looser
+        (:func:`~dpcourse.gaussian.subsampled_gaussian_rdp`, :func:`rdp_to_dp`): a looser
         upper bound.
     interval : float, default 1e-4
         The PLD grid (``accountant="pld"`` only).
@@ -462,7 +462,8 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
     steps = check_integer(steps, "steps", minimum=1)
     delta = check_delta(delta)
     if accountant == "rdp":
-        from .accounting import rdp_to_dp, subsampled_gaussian_rdp
+        from .conversions import rdp_to_dp
+        from .gaussian import subsampled_gaussian_rdp
         orders = np.arange(2, 257, dtype=float)
         return float(rdp_to_dp(steps * subsampled_gaussian_rdp(q, z, orders), orders, delta))
     if accountant != "pld":
