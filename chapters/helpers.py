@@ -27,7 +27,7 @@ Importing this module changes no global state: a chapter calls
 
 from __future__ import annotations
 
-import importlib
+import importlib as _importlib
 
 from dpcourse.accounting import *  # noqa: F401,F403  (each module's __all__)
 from dpcourse.attacks import *  # noqa: F401,F403
@@ -45,4 +45,4 @@ _MODULES = ("accounting", "attacks", "auditing", "conversions", "data", "formatt
             "mechanisms", "randomness", "selection")
 
 __all__ = sorted(name for module in _MODULES
-                 for name in importlib.import_module(f"dpcourse.{module}").__all__)
+                 for name in _importlib.import_module(f"dpcourse.{module}").__all__)

@@ -278,6 +278,18 @@ def test_rho_charges_agree_between_zcdp_and_rdp_modes():
     assert zcdp.spent <= rdp.spent <= zcdp.spent * 1.01
 
 
+def test_unsampled_gaussian_charges_agree_between_zcdp_and_rdp_modes():
+    # the accountant composes the Gaussian's own guarantee (gaussian.py): rho = l2^2 / (2 sigma^2)
+    # in zCDP, the line alpha * rho in RDP; 10 releases at sigma = 4, l2 = 2 are rho = 10 / 8
+    zcdp = helpers.PrivacyAccountant(100.0, delta=1e-6, mode="zcdp")
+    rdp = helpers.PrivacyAccountant(100.0, delta=1e-6, mode="rdp")
+    for acc in (zcdp, rdp):
+        acc.spend_gaussian(4.0, l2_sensitivity=2.0, count=10)
+    assert zcdp.rho == 1.25
+    assert zcdp.spent == pytest.approx(helpers.zcdp_to_dp(1.25, 1e-6), rel=1e-12)
+    assert zcdp.spent <= rdp.spent <= zcdp.spent * 1.01
+
+
 @pytest.mark.parametrize("make, exc, word", [
     (lambda: helpers.PrivacyAccountant(1.0, mode="gdp"), ValueError, "mode"),
     (lambda: helpers.PrivacyAccountant(1.0, delta=1e-6), ValueError, "delta"),

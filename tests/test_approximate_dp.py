@@ -58,6 +58,23 @@ def test_random_record_glue_is_one_over_n(ch, g, adult):
     assert g["approx_one_over_n"] == helpers.scientific(1 / len(adult))
 
 
+def test_random_record_attains_delta_equal_to_the_loss_tail(ch, g, adult):
+    # delta(eps) <= Pr[L > eps] in general; the random-record mechanism attains equality because
+    # its loss is +inf on the unique published row and ln((n-1)/n) < 0 on every other row
+    p = ch["record_distribution"](adult)
+    q = ch["record_distribution"](adult.drop(index=ch["published"].name)).reindex(p.index, fill_value=0.0)
+    with np.errstate(divide="ignore"):
+        loss = np.log(p / q)
+    assert np.isinf(loss).sum() == 1 and loss[np.isfinite(loss)].max() < 0
+    for eps in (0.0, 0.5, 1.0, 10.0):
+        delta = float(np.clip(p - math.exp(eps) * q, 0, None).sum())
+        assert float(p[loss > eps].sum()) == pytest.approx(delta, rel=1e-12)
+        assert delta == pytest.approx(1 / len(adult), rel=1e-12)
+    assert g["approx_record_tail"] == helpers.scientific(1 / len(adult))
+    # a Gaussian's tail is strictly larger (the chapter's profile table shows it)
+    assert float(g["approx_plrv_tail1"]) > float(g["approx_plrv_delta1"])
+
+
 def test_exposure_shares_match_the_binomial(g, adult):
     n = len(adult)
     assert float(g["approx_expose_share_1n"].rstrip("%")) == pytest.approx(

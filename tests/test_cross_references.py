@@ -31,6 +31,7 @@ ELSEWHERE = {
     "person_default.ini": "the Census Bureau's 2020 DAS production code, quoted and cited",
     "prod_default.ini": "the Census Bureau's 2020 DAS production code, quoted and cited",
     "curve.py": "the Census Bureau's 2020 DAS production code, quoted and cited",
+    "unit_default.ini": "the 2020 DAS housing-units configuration, printed in the Bureau's certificate",
 }
 
 

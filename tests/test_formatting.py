@@ -37,3 +37,13 @@ def test_the_mantissa_and_exponent_give_back_the_value():
 def test_bad_input_is_rejected(call, exc, word):
     with pytest.raises(exc, match=word):
         call()
+
+
+def test_set_display_options_sets_what_the_stored_outputs_need():
+    import pandas as pd
+
+    keys = ["display.width", "display.max_columns", "display.max_rows", "display.precision"]
+    with pd.option_context("display.width", 80, "display.max_columns", 5,
+                           "display.max_rows", 10, "display.precision", 6):
+        assert helpers.set_display_options() is None
+        assert [pd.get_option(k) for k in keys] == [100, 20, 30, 4]

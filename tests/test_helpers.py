@@ -6,6 +6,7 @@ it changes no global state, the shared input checks behave, and every docstring 
 
 from __future__ import annotations
 
+import ast
 import doctest
 import importlib
 import inspect
@@ -62,9 +63,15 @@ def test_helpers_re_exports_the_union_of_the_modules_all_and_nothing_else():
 
 
 def _imported_by_another_module(module, name: str) -> bool:
-    pattern = rf"^from \.{module.__name__.split('.')[-1]} import [^\n]*\b{name}\b"
-    return any(re.search(pattern, inspect.getsource(other), flags=re.M | re.S)
-               for other in _modules() if other is not module)
+    short = module.__name__.split(".")[-1]
+    for other in _modules():
+        if other is module:
+            continue
+        for node in ast.walk(ast.parse(inspect.getsource(other))):
+            if (isinstance(node, ast.ImportFrom) and node.level == 1 and node.module == short
+                    and any(alias.name == name for alias in node.names)):
+                return True
+    return False
 
 
 def test_every_name_without_underscore_is_exported_or_package_internal():

@@ -169,3 +169,12 @@ def test_exercise_answers(g):
     assert float(g["sel_ex_em50"]) == pytest.approx(improved(50 / 8, 1e-6), abs=0.006)
     assert float(g["sel_ex_pf50"]) == pytest.approx(improved(50 / 2, 1e-6), abs=0.006)
     assert float(g["sel_ex_loss_1"]) > 1.0 > float(g["sel_ex_loss_2"])
+
+
+def test_fifty_selections_exercise_numbers_are_glued(g):
+    # 50 selections at epsilon = 1: rho = 50/8 for the exponential mechanism (eps^2/8 each) and
+    # 50/2 for permute-and-flip (eps^2/2 each); basic composition adds the epsilons
+    assert g["sel_ex_rho_em50"] == "6.25" and g["sel_ex_rho_pf50"] == "25"
+    assert g["sel_ex_basic50"] == "50"
+    assert g["sel_ex_em50"] == f"{helpers.zcdp_to_dp(50 / 8, 1e-6):.2f}"
+    assert g["sel_ex_pf50"] == f"{helpers.zcdp_to_dp(50 / 2, 1e-6):.2f}"

@@ -123,6 +123,13 @@ def test_perturbing_generator_links_and_copies(ch, g):
     assert abs(dp_seen - dp_unseen) < 3
 
 
+def test_copied_records_compare_sets_of_the_same_size(ch, g, adult):
+    # the held-out fifth of Adult, and as many training rows: the prose's row count is glued
+    held_out = len(adult) - int(0.8 * len(adult))
+    assert len(ch["real_holdout"]) == held_out
+    assert g["synth_copy_rows"] == f"{held_out:,}"
+
+
 def test_reproduced_share_on_a_toy_table(ch):
     sizes = ch["SIZES"]
     reference = np.zeros((4, len(sizes)), dtype=int)

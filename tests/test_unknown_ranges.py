@@ -165,3 +165,18 @@ def test_local_sensitivity_leak_example(ch, g):
     assert (x != neighbour).sum() == 1 and np.median(x) == np.median(neighbour) == 40
     assert local_sensitivity_brute(x, 0, 125) == float(g["range_leak_ls"]) > 0
     assert local_sensitivity_brute(neighbour, 0, 125) == float(g["range_leak_ls_neighbour"]) == 0
+
+
+def test_the_ratio_bias_has_no_sign_known_in_advance(ch, adult):
+    # E[1/C~ | C~ >= 10] is not ordered against 1/C by Jensen's inequality: the exact bias is an
+    # overshoot close to the second-order term (S/C) 2b^2/C^2 for a large group, and an
+    # undershoot for a group so small that the publication rule bites
+    b = 2 / 0.5  # the count's Laplace scale at epsilon 0.5 split evenly
+    found = {}
+    for country in ("Mexico", "Honduras"):
+        ages = np.minimum(adult.loc[adult["native_country"] == country, "age"].to_numpy(float), 125.0)
+        exact = ages.sum() * ch["expected_inverse_count"](ages.size, b) - ages.mean()
+        found[country] = (exact, ages.mean() * 2 * b**2 / ages.size**2)
+    exact, second_order = found["Mexico"]
+    assert exact > 0 and exact == pytest.approx(second_order, rel=0.25)
+    assert found["Honduras"][0] < 0
