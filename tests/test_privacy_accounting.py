@@ -189,3 +189,7 @@ def test_subsampled_gaussian_steps_against_dp_accounting(g):
     ours = float(g["acct_sgd_eps"])
     assert pld.get_epsilon(1e-5) <= ours <= rdp.get_epsilon(1e-5) * 1.06
     assert g["acct_sgd_unsampled"] == f"{helpers.gaussian_epsilon(1.0, 1e-5, math.sqrt(1000)):.0f}"
+    fine = dpa.pld.PLDAccountant(value_discretization_interval=1e-4)
+    fine.compose(event, 1000)
+    assert float(g["acct_sgd_eps_pld"]) == pytest.approx(fine.get_epsilon(1e-5), abs=0.006)
+    assert float(g["acct_sgd_eps_pld"]) < ours

@@ -36,14 +36,9 @@ import numpy as np
 from .validation import (as_scalar_or_array, check_delta, check_integer, check_positive,
                          check_real)
 
-__all__ = [
-    "PrivacyLossDistribution",
-    "dpsgd_epsilon",
-    "gaussian_pld",
-    "laplace_pld",
-    "subsampled_gaussian_delta",
-    "subsampled_gaussian_pld",
-]
+#: Only DP-SGD's ε is public (two chapters use it); the distributions stay package-level tools,
+#: used by the tests, until a chapter needs them.
+__all__ = ["dpsgd_epsilon"]
 
 #: Probability below which a tail of the loss is rounded to the grid's edge (pessimistically).
 _TAIL = 1e-18
@@ -60,10 +55,10 @@ def _check_interval(interval: Any) -> float:
     return interval
 
 
-class PrivacyLossDistribution:
+class _PrivacyLossDistribution:
     r"""A privacy-loss distribution on the grid :math:`\{kh\}`, with mass at :math:`+\infty`.
 
-    Build one with :func:`gaussian_pld`, :func:`laplace_pld` or :func:`subsampled_gaussian_pld`
+    Build one with :func:`_gaussian_pld`, :func:`_laplace_pld` or :func:`_subsampled_gaussian_pld`
     (or :meth:`from_privacy_profile` for another mechanism), compose with :meth:`compose` and
     :meth:`self_compose`, and read the guarantee with :meth:`delta` or :meth:`epsilon`.
 
@@ -101,7 +96,7 @@ class PrivacyLossDistribution:
     # ----------------------------------------------------------------------------------------
     @classmethod
     def from_privacy_profile(cls, delta: Callable[[np.ndarray], np.ndarray], *, lower: float,
-                             upper: float, interval: float = 1e-4) -> PrivacyLossDistribution:
+                             upper: float, interval: float = 1e-4) -> _PrivacyLossDistribution:
         r"""Discretise a privacy profile pessimistically ("connect the dots").
 
         With :math:`\delta_k = \delta(kh)` on the grid from ``lower`` to ``upper``, the masses
@@ -128,7 +123,7 @@ class PrivacyLossDistribution:
 
         Returns
         -------
-        PrivacyLossDistribution
+        _PrivacyLossDistribution
         """
         h = _check_interval(interval)
         lower, upper = check_real(lower, "lower"), check_real(upper, "upper")
@@ -154,9 +149,9 @@ class PrivacyLossDistribution:
         return cls(masses, first, h, infinity)
 
     # ----------------------------------------------------------------------------------------
-    def compose(self, other: PrivacyLossDistribution) -> PrivacyLossDistribution:
+    def compose(self, other: _PrivacyLossDistribution) -> _PrivacyLossDistribution:
         """The PLD of running this mechanism and then ``other`` (same grid spacing)."""
-        if not isinstance(other, PrivacyLossDistribution):
+        if not isinstance(other, _PrivacyLossDistribution):
             raise TypeError(f"other must be a PrivacyLossDistribution, got "
                             f"{type(other).__name__}")
         if not math.isclose(other.interval, self.interval, rel_tol=1e-12):
@@ -165,10 +160,10 @@ class PrivacyLossDistribution:
         n = 1 << max(1, (size - 1).bit_length())
         conv = np.fft.irfft(np.fft.rfft(self.masses, n) * np.fft.rfft(other.masses, n), n)
         infinity = 1.0 - (1.0 - self.infinity_mass) * (1.0 - other.infinity_mass)
-        return PrivacyLossDistribution(np.clip(conv[:size], 0.0, None),
+        return _PrivacyLossDistribution(np.clip(conv[:size], 0.0, None),
                                        self.offset + other.offset, self.interval, infinity)
 
-    def self_compose(self, count: int) -> PrivacyLossDistribution:
+    def self_compose(self, count: int) -> _PrivacyLossDistribution:
         r"""The PLD of ``count`` runs of this mechanism, by one FFT.
 
         The masses are placed on a circle of N points centred on the composed mean and raised
@@ -193,7 +188,7 @@ class PrivacyLossDistribution:
         infinity = min(1.0, 1.0 - (1.0 - self.infinity_mass) ** count + alias)
         nonzero = np.flatnonzero(composed)
         lo, hi = nonzero[0], nonzero[-1] + 1
-        return PrivacyLossDistribution(composed[lo:hi], count * self.offset + start + int(lo),
+        return _PrivacyLossDistribution(composed[lo:hi], count * self.offset + start + int(lo),
                                        h, infinity)
 
     def _window(self, count: int, mean: float) -> tuple[int, int, float]:
@@ -278,8 +273,8 @@ class PrivacyLossDistribution:
 # --------------------------------------------------------------------------------------------
 # Mechanisms
 # --------------------------------------------------------------------------------------------
-def gaussian_pld(sigma: float, sensitivity: float = 1.0, *,
-                 interval: float = 1e-4) -> PrivacyLossDistribution:
+def _gaussian_pld(sigma: float, sensitivity: float = 1.0, *,
+                 interval: float = 1e-4) -> _PrivacyLossDistribution:
     r"""PLD of the Gaussian mechanism :math:`\mathcal N(0, \sigma^2)` with L2 sensitivity Δ.
 
     The loss is :math:`\mathcal N(\mu, 2\mu)` with :math:`\mu = \Delta^2/(2\sigma^2)`, and the
@@ -290,7 +285,7 @@ def gaussian_pld(sigma: float, sensitivity: float = 1.0, *,
 
     Examples
     --------
-    >>> round(gaussian_pld(1.0).epsilon(1e-5), 3)
+    >>> round(_gaussian_pld(1.0).epsilon(1e-5), 3)
     4.377
     """
     from scipy.special import ndtr
@@ -303,12 +298,12 @@ def gaussian_pld(sigma: float, sensitivity: float = 1.0, *,
         return ndtr(a - eps * b) - np.exp(eps) * ndtr(-a - eps * b)
 
     spread = 12.0 * math.sqrt(2 * mu)
-    return PrivacyLossDistribution.from_privacy_profile(
+    return _PrivacyLossDistribution.from_privacy_profile(
         profile, lower=mu - spread - interval, upper=mu + spread + interval, interval=interval)
 
 
-def laplace_pld(scale: float, sensitivity: float = 1.0, *,
-                interval: float = 1e-4) -> PrivacyLossDistribution:
+def _laplace_pld(scale: float, sensitivity: float = 1.0, *,
+                interval: float = 1e-4) -> _PrivacyLossDistribution:
     r"""PLD of the Laplace mechanism with scale b and L1 sensitivity Δ (ε₀ = Δ/b).
 
     The loss lies in [−ε₀, ε₀], with profile
@@ -317,7 +312,7 @@ def laplace_pld(scale: float, sensitivity: float = 1.0, *,
 
     Examples
     --------
-    >>> round(laplace_pld(1.0).self_compose(10).epsilon(1e-5), 2)
+    >>> round(_laplace_pld(1.0).self_compose(10).epsilon(1e-5), 2)
     9.99
     """
     b = check_positive(scale, "scale")
@@ -327,11 +322,11 @@ def laplace_pld(scale: float, sensitivity: float = 1.0, *,
         inside = -np.expm1((np.clip(eps, -eps0, eps0) - eps0) / 2)
         return np.where(eps < -eps0, -np.expm1(np.minimum(eps, 0.0)), inside)
 
-    return PrivacyLossDistribution.from_privacy_profile(
+    return _PrivacyLossDistribution.from_privacy_profile(
         profile, lower=-eps0, upper=eps0 + interval, interval=interval)
 
 
-def subsampled_gaussian_delta(sampling_rate: float, noise_multiplier: float,
+def _subsampled_gaussian_delta(sampling_rate: float, noise_multiplier: float,
                               epsilon: float | Sequence[float] | np.ndarray,
                               direction: str = "remove") -> float | np.ndarray:
     r"""Exact privacy profile of one step of the Poisson-subsampled Gaussian (DP-SGD).
@@ -384,12 +379,12 @@ def subsampled_gaussian_delta(sampling_rate: float, noise_multiplier: float,
     return as_scalar_or_array(np.clip(out, 0.0, 1.0))
 
 
-def subsampled_gaussian_pld(sampling_rate: float, noise_multiplier: float, *,
+def _subsampled_gaussian_pld(sampling_rate: float, noise_multiplier: float, *,
                             direction: str = "remove",
-                            interval: float = 1e-4) -> PrivacyLossDistribution:
+                            interval: float = 1e-4) -> _PrivacyLossDistribution:
     """PLD of one step of the Poisson-subsampled Gaussian in one ``direction``.
 
-    See :func:`subsampled_gaussian_delta` for the pair. The grid runs from where the loss
+    See :func:`_subsampled_gaussian_delta` for the pair. The grid runs from where the loss
     has less than 1e-18 probability below it (the "remove" loss is at least ln(1 − q)) to
     where δ falls below 1e-18.
     """
@@ -414,8 +409,8 @@ def subsampled_gaussian_pld(sampling_rate: float, noise_multiplier: float, *,
         upper = -math.log1p(-q) if q < 1 else -loss(x_lo)
     else:
         raise ValueError(f"direction must be 'remove' or 'add', got {direction!r}")
-    return PrivacyLossDistribution.from_privacy_profile(
-        lambda eps: subsampled_gaussian_delta(q, z, eps, direction),
+    return _PrivacyLossDistribution.from_privacy_profile(
+        lambda eps: _subsampled_gaussian_delta(q, z, eps, direction),
         lower=lower - h, upper=upper + h, interval=h)
 
 
@@ -440,7 +435,7 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
         ``"pld"``: the privacy-loss distribution of each direction composed by FFT, the
         larger ε of the two; a pessimistic discretisation makes it an upper bound, within
         about 1e-3 of the exact value at the default ``interval``. ``"rdp"``: Rényi DP at
-        the integer orders 2–256 and many fractional orders' bounds skipped, converted once
+        the integer orders 2–256 only (the exact formula holds there), converted once
         (:func:`~dpcourse.gaussian.subsampled_gaussian_rdp`, :func:`rdp_to_dp`): a looser
         upper bound.
     interval : float, default 1e-4
@@ -468,5 +463,5 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
         return float(rdp_to_dp(steps * subsampled_gaussian_rdp(q, z, orders), orders, delta))
     if accountant != "pld":
         raise ValueError(f"accountant must be 'pld' or 'rdp', got {accountant!r}")
-    return max(subsampled_gaussian_pld(q, z, direction=d, interval=interval)
+    return max(_subsampled_gaussian_pld(q, z, direction=d, interval=interval)
                .self_compose(steps).epsilon(delta) for d in ("remove", "add"))
