@@ -237,3 +237,12 @@ def test_clt_epsilon_is_below_the_pld_epsilon_in_every_row_of_table_a(g):
         assert clt < pld.get_epsilon(1e-5) - 0.01, (q, z, steps)   # optimistic: never a guarantee
         gaps.append(1 - clt / pld.get_epsilon(1e-5))
     assert float(g["acct_tight_clt_gap_last"].rstrip("%")) == pytest.approx(100 * gaps[-1], abs=0.1)
+
+
+def test_subsampled_rdp_figure_is_dp_accountings_rdp_at_the_same_orders(g):
+    # the course's RDP accountant uses its own integer orders; dp-accounting at those same orders
+    # computes the same bound (its default orders add fractional ones and are a little tighter)
+    from dpcourse.accounting import _RDP_ORDERS
+    rdp = dpa.rdp.RdpAccountant(orders=[float(a) for a in _RDP_ORDERS])
+    rdp.compose(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)), 1000)
+    assert float(g["acct_sgd_eps"]) == pytest.approx(rdp.get_epsilon(1e-5), abs=0.006)
