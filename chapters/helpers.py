@@ -15,6 +15,8 @@ enforces it). The modules, one per topic and one per mechanism family:
   (alone and Poisson-subsampled);
 * :mod:`dpcourse.selection`: the exponential mechanism, and the scores of a private quantile;
 * :mod:`dpcourse.conversions`: Rényi DP and zCDP to (ε, δ), and back;
+* :mod:`dpcourse.pld`: privacy-loss distributions composed by FFT, and DP-SGD's ε from them
+  (:func:`dpsgd_epsilon`; Rényi DP beside it as the looser bound);
 * :mod:`dpcourse.accounting`: the privacy accountant (which composes what the mechanism
   modules provide), a read-counting table, and the 2020 US Census budgets;
 * :mod:`dpcourse.attacks`: the best any attacker can do, and the differencing attack on Igor;
@@ -39,12 +41,13 @@ from dpcourse.events import *  # noqa: F401,F403
 from dpcourse.formatting import *  # noqa: F401,F403
 from dpcourse.gaussian import *  # noqa: F401,F403
 from dpcourse.mechanisms import *  # noqa: F401,F403
+from dpcourse.pld import *  # noqa: F401,F403
 from dpcourse.randomness import *  # noqa: F401,F403
 from dpcourse.selection import *  # noqa: F401,F403
 
 #: The modules re-exported above; ``dpcourse.validation`` holds input checks and exports none.
 _MODULES = ("accounting", "attacks", "auditing", "conversions", "data", "events", "formatting",
-            "gaussian", "mechanisms", "randomness", "selection")
+            "gaussian", "mechanisms", "pld", "randomness", "selection")
 
 __all__ = sorted(name for module in _MODULES
                  for name in _importlib.import_module(f"dpcourse.{module}").__all__)
