@@ -44,7 +44,9 @@ def test_a_target_is_met_strictly_below_it_and_unmeasured_ones_are_left_out():
 
 
 def test_the_report_marks_each_missed_target(report):
-    r = copy.deepcopy(report)
+    # the scale and Lighthouse sections judge their own targets (benchmarks/scale.py and
+    # benchmarks/lighthouse.py): leave them out to count run.TARGETS' marks alone
+    r = {k: v for k, v in copy.deepcopy(report).items() if k not in ("scale", "lighthouse")}
     name = sorted(set(run.TARGETS) & set(r))[0]
     for key in run.TARGETS:
         if key in r:

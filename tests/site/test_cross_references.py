@@ -26,6 +26,8 @@ ELSEWHERE = {
     "data-facts.md": "the course specification, kept beside the repository",
     "content.md": "the course specification, kept beside the repository",
     "CELL.py": "a pattern in tests/sanitize.cfg",
+    "index.md": "the page of a small Sphinx project that tests/site/test_build_math.py builds",
+    "args.json": "an argparse attribute (the --json option of benchmarks/lighthouse.py)",
     "broken.yml": "a temporary workflow that tests/site/test_workflow.py breaks on purpose",
     "unpinned.txt": "what .github/workflows/newest-releases.yml installs, written in _build",
     "freeze.txt": "pip freeze in .github/workflows/newest-releases.yml, written in _build",
