@@ -15,20 +15,12 @@ import numpy as np
 import pytest
 from scipy.special import comb
 
-from conftest import glued
-from notebook_code import notebook_namespace
+from conftest import chapter_fixtures
 
 NAMES = ["dyadic_blocks", "prefix_blocks", "tree_matrices", "online_least_squares"]
 
 
-@pytest.fixture(scope="module")
-def ch():
-    return notebook_namespace("continual-release", NAMES)
-
-
-@pytest.fixture(scope="module")
-def g():
-    return glued("continual-release")
+ch, g = chapter_fixtures("continual-release", NAMES)
 
 
 def binary_mechanism_releases(x, z):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from conftest import glued
+from conftest import chapter_fixtures, glued
 from notebook_code import notebook_namespace
 
 NAMES = ["EPS", "RHO", "N", "SIZES", "STRATEGIES", "GRAM", "M", "L_IDX", "R_IDX", "ls_range_variances", "canonical_node_counts", "LS_UNIT", "exact_table",
@@ -23,14 +23,7 @@ NAMES = ["EPS", "RHO", "N", "SIZES", "STRATEGIES", "GRAM", "M", "L_IDX", "R_IDX"
          "zcdp_table", "laplace_table", "true", "small", "SIGMA_TD"]
 
 
-@pytest.fixture(scope="module")
-def ch():
-    return notebook_namespace("query-workloads", NAMES)
-
-
-@pytest.fixture(scope="module")
-def g():
-    return glued("query-workloads")
+ch, g = chapter_fixtures("query-workloads", NAMES)
 
 
 def test_range_gram_equals_brute_force(ch):

@@ -17,21 +17,13 @@ import pytest
 from scipy import integrate, stats
 
 import helpers
-from conftest import glued
-from notebook_code import notebook_namespace
+from conftest import chapter_fixtures
 
 NAMES = ["reservoir_sample", "rank_within", "bound_contributions", "PRIORITY_BITS",
          "laplace_threshold", "release_probability", "tpr_bound", "run_presence_test"]
 
 
-@pytest.fixture(scope="module")
-def ch():
-    return notebook_namespace("user-level-privacy", NAMES)
-
-
-@pytest.fixture(scope="module")
-def g():
-    return glued("user-level-privacy")
+ch, g = chapter_fixtures("user-level-privacy", NAMES)
 
 
 @pytest.fixture(scope="module")
