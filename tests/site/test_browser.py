@@ -89,7 +89,9 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="session")
+# module scope: the other browser suites start Playwright's sync API themselves, which refuses
+# to start while another instance's event loop is still running
+@pytest.fixture(scope="module")
 def browser(chromium_path):
     from playwright.sync_api import sync_playwright
 
