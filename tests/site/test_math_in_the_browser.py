@@ -124,8 +124,9 @@ def test_formulas_arrive_rendered_with_mathml(browser, site_url, chapter, theme)
         if chapter != "chapters/datasets":  # the one chapter without a formula
             assert formulas
         # formulas take the colour of the text around them (the theme's), in both themes
-        colours = page.evaluate("""() => [...document.querySelectorAll('main .math')].map(m => {
-            const around = m.parentElement.closest('p, li, dd, dt, td, th, div, section');
+        colours = page.evaluate("""() => [...document.querySelectorAll('main .math')]
+            .filter(m => !m.closest('nav')).map(m => {  // a heading's formula in "On this page" is a link
+            const around = m.parentElement.closest('p, li, dd, dt, td, th, h1, h2, h3, h4, h5, h6, div, section');
             return [getComputedStyle(m.querySelector('.katex-html')).color,
                     getComputedStyle(around).color];
         })""")
