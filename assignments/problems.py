@@ -325,14 +325,40 @@ def run_problem(problem: Problem, solution: str | None = None, variant: int = 0,
             for block in problem.of("test"):
                 try:
                     with dpgrader.time_limit(cell_seconds, "the test cell"):
-                        exec(compile(block.code, f"<{problem.pid} test>", "exec"), namespace)
+                        points = _run_test_cell(block, namespace, problem.pid)
                 except Exception as error:  # noqa: BLE001  (nbgrader: any error scores 0)
                     feedback.append(f"{type(error).__name__}: {error}")
                 else:
-                    score += block.points
+                    score += points
     finally:
         os.chdir(cwd)
     return Outcome(score=score, points=problem.points, feedback=feedback)
+
+
+def _run_test_cell(block: Block, namespace: dict, pid: str) -> float:
+    """Run one test cell; its score as nbgrader's ``determine_grade`` gives it: 0 on an error
+    or any output to stderr (a warning), the number a final expression shows (partial
+    credit), else all its points."""
+    import ast
+    import warnings
+
+    tree = ast.parse(block.code)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    err = io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(err):
+        warnings.simplefilter("always")
+        exec(compile(tree, f"<{pid} test>", "exec"), namespace)
+        value = (eval(compile(ast.Expression(last.value), f"<{pid} test>", "eval"), namespace)
+                 if last is not None else None)
+    if caught or err.getvalue():
+        text = err.getvalue() or str(caught[0].message)
+        raise RuntimeError(f"the test cell wrote to stderr, which nbgrader scores 0: {text}")
+    if value is not None:
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    return block.points
 
 
 def student_solution(problem: Problem) -> str:
