@@ -83,6 +83,8 @@ def _describe_call(fn: Callable, args: Sequence, kwargs: dict) -> str:
 def _short(value: Any) -> str:
     if isinstance(value, np.random.Generator):
         return "rng"
+    if callable(value) and hasattr(value, "__name__"):
+        return value.__name__
     text = repr(value)
     if isinstance(value, np.ndarray) and value.size > 6:
         text = f"array of shape {value.shape}"
