@@ -85,6 +85,8 @@ def _short(value: Any) -> str:
         return "rng"
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
+    if hasattr(value, "shape") and hasattr(value, "columns"):
+        return f"a DataFrame of {len(value)} rows"
     text = repr(value)
     if isinstance(value, np.ndarray) and value.size > 6:
         text = f"array of shape {value.shape}"

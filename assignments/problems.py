@@ -148,7 +148,10 @@ def load_problem(path: Path) -> Problem:
     match = re.match(r"^---\n(.*?)\n---\n(.*)$", text, re.S)
     if not match:
         raise ProblemError(f"{path}: no YAML front matter between '---' lines")
-    meta = yaml.safe_load(match.group(1))
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as error:
+        raise ProblemError(f"{path}: the front matter is not YAML ({error})") from None
     body = match.group(2)
     for key in ("title", "order", "minutes", "concept", "exercise"):
         if key not in meta:
