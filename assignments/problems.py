@@ -231,6 +231,8 @@ def reader_markdown(text: str, where: str) -> str:
 
 def _cell(kind: str, source: str, nbgrader: dict | None = None) -> dict:
     cell: dict[str, Any] = {"cell_type": kind, "metadata": {}, "source": source.strip("\n")}
+    if nbgrader is not None:
+        cell["id"] = nbgrader["grade_id"]  # nbformat 4.5 ids: stable, so diffs stay small
     if kind == "code":
         cell.update(execution_count=None, outputs=[])
     if nbgrader is not None:
