@@ -39,7 +39,7 @@ for _path in (ROOT / "_ext", ROOT / "chapters", HERE):
 from reader_markdown import (  # noqa: E402  (the path above)
     ReaderEditionError, Resolved, _Roles, _State, _ROLE_OR_CODE, convert_markdown)
 
-#: The order of the chapters: the book's (``_toc.yml``).
+#: A fenced block of a problem file: ```python <kind> [options]
 _FENCE = re.compile(r"^```python[ \t]+(?P<info>[^\n]*)\n(?P<code>.*?)^```[ \t]*$", re.M | re.S)
 KINDS = ("setup", "solution", "test", "mutant", "alternative")
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
