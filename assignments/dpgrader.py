@@ -408,7 +408,15 @@ def load_adult() -> Any:
 
 def _show_in_words(shell: Any, etype: type, value: BaseException, tb: Any,
                    tb_offset: Any = None) -> list[str]:
-    return [f"\x1b[0;31m{etype.__name__}\x1b[0m: {value}"]
+    """IPython's handler for :class:`CheckFailed`: show the exception's line, no traceback.
+
+    IPython (9.x) shows nothing itself after a custom handler, so the handler displays the
+    error through IPython's public ``showtraceback(exception_only=True)``: the cell gets an
+    error output (nbgrader scores it 0) that reads "CheckFailed: <the sentence>".
+    """
+    if shell is not None:
+        shell.showtraceback((etype, value, tb), exception_only=True)
+    return []
 
 
 def _install() -> None:

@@ -139,12 +139,6 @@ def test_call_stops_an_endless_loop_and_reports_errors_in_words():
         dpgrader.call(3)
 
 
-def test_a_failed_check_is_shown_in_a_notebook_as_one_line():
-    lines = dpgrader._show_in_words(None, dpgrader.CheckFailed, dpgrader.CheckFailed("ratio 4.1"),
-                                    None)
-    assert lines == ["\x1b[0;31mCheckFailed\x1b[0m: ratio 4.1"]
-
-
 def test_checks_of_values():
     dpgrader.check_close(0.1 + 0.2, 0.3, "x")
     with pytest.raises(dpgrader.CheckFailed, match="x is 2, but it should be 1"):
