@@ -85,6 +85,8 @@ def _short(value: Any) -> str:
         return "rng"
     if callable(value) and hasattr(value, "__name__"):
         return value.__name__
+    if hasattr(value, "shape") and hasattr(value, "columns"):
+        return f"a DataFrame of {len(value)} rows"
     text = repr(value)
     if isinstance(value, np.ndarray) and value.size > 6:
         text = f"array of shape {value.shape}"
@@ -120,6 +122,14 @@ def check_equal(actual: Any, expected: Any, what: str) -> None:
     same = (np.array_equal(np.asarray(actual), np.asarray(expected))
             if isinstance(expected, (np.ndarray, list, tuple)) else actual == expected)
     if not same:
+        if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
+            extra = [x for x in actual if x not in expected]
+            lacking = [x for x in expected if x not in actual]
+            if extra or lacking:
+                raise CheckFailed(
+                    f"{what} is wrong: it holds {len(actual)} items where it should hold "
+                    f"{len(expected)}" + (f"; it should not hold {_short(extra)}" if extra else "")
+                    + (f"; it lacks {_short(lacking)}" if lacking else ""))
         raise CheckFailed(f"{what} is {_short(actual)}, but it should be {_short(expected)}")
 
 

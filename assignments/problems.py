@@ -103,7 +103,9 @@ class Problem:
         return sum(b.points for b in self.of("test"))
 
     def constants(self, variant: int = 0) -> dict[str, Any]:
-        """The problem's constants in ``variant`` (0: the first value of each, the site's)."""
+        """The problem's constants in ``variant``: 0 takes the first value of each list (the
+        chapter's), ``n > 0`` draws each from the list's other values with a generator seeded by
+        ``(n, problem id)``, and a fresh seed for each ``{seed: ...}``."""
         rng = None
         if variant:
             import numpy as np
@@ -113,7 +115,9 @@ class Problem:
             if isinstance(spec, dict) and set(spec) == {"seed"}:
                 out[name] = int(rng.integers(2**31 - 1)) if rng is not None else spec["seed"]
             elif isinstance(spec, list) and spec:
-                out[name] = spec[int(rng.integers(len(spec)))] if rng is not None else spec[0]
+                # a variant draws from the other values: never the public numbers of variant 0
+                others = spec[1:] or spec
+                out[name] = others[int(rng.integers(len(others)))] if rng is not None else spec[0]
             else:
                 raise ProblemError(f"{self.path}: constant {name} must be a non-empty list of "
                                    "values or {seed: <default>}")
@@ -148,7 +152,10 @@ def load_problem(path: Path) -> Problem:
     match = re.match(r"^---\n(.*?)\n---\n(.*)$", text, re.S)
     if not match:
         raise ProblemError(f"{path}: no YAML front matter between '---' lines")
-    meta = yaml.safe_load(match.group(1))
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as error:
+        raise ProblemError(f"{path}: the front matter is not YAML ({error})") from None
     body = match.group(2)
     for key in ("title", "order", "minutes", "concept", "exercise"):
         if key not in meta:
