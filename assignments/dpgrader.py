@@ -16,7 +16,8 @@ raises into a sentence. The checks:
   largest change over every neighbour of every dataset in a small domain;
 * :func:`check_accountant`: an accountant's total against a reference accountant.
 
-It is copied beside every assignment notebook; ``make grade`` copies the instructor's copy over
+Every check returns ``None``: nbgrader takes a number shown by a test cell as a partial score,
+and anything written to stderr (a warning) as a failure. It is copied beside every assignment notebook; ``make grade`` copies the instructor's copy over
 the student's before grading (nbgrader's autograde overwrites every non-notebook file with the
 source's), so a student cannot change what grades them.
 """
@@ -28,6 +29,7 @@ import itertools
 import math
 import signal
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from typing import Any
@@ -37,7 +39,7 @@ import numpy as np
 #: The probability with which :func:`check_audit` fails a correct mechanism, by design.
 FALSE_FAIL = 1e-6
 #: Default time limit, in seconds, for one call of a student's function.
-TIME_LIMIT = 10.0
+TIME_LIMIT = 5.0
 NOTIONS = ("add-remove", "replace-one")
 
 
@@ -81,6 +83,10 @@ def _describe_call(fn: Callable, args: Sequence, kwargs: dict) -> str:
 def _short(value: Any) -> str:
     if isinstance(value, np.random.Generator):
         return "rng"
+    if callable(value) and hasattr(value, "__name__"):
+        return value.__name__
+    if hasattr(value, "shape") and hasattr(value, "columns"):
+        return f"a DataFrame of {len(value)} rows"
     text = repr(value)
     if isinstance(value, np.ndarray) and value.size > 6:
         text = f"array of shape {value.shape}"
@@ -98,7 +104,9 @@ def call_as(what: str, fn: Any, *args: Any, seconds: float = TIME_LIMIT, **kwarg
     if not callable(fn):
         raise CheckFailed(f"{what} should be a function, but it is a {type(fn).__name__}")
     try:
-        with time_limit(seconds, f"your {what}"):
+        # a warning is written to stderr, which nbgrader scores as a failed test: hide them
+        with time_limit(seconds, f"your {what}"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             return fn(*args, **kwargs)
     except CheckFailed:
         raise
@@ -114,6 +122,14 @@ def check_equal(actual: Any, expected: Any, what: str) -> None:
     same = (np.array_equal(np.asarray(actual), np.asarray(expected))
             if isinstance(expected, (np.ndarray, list, tuple)) else actual == expected)
     if not same:
+        if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)):
+            extra = [x for x in actual if x not in expected]
+            lacking = [x for x in expected if x not in actual]
+            if extra or lacking:
+                raise CheckFailed(
+                    f"{what} is wrong: it holds {len(actual)} items where it should hold "
+                    f"{len(expected)}" + (f"; it should not hold {_short(extra)}" if extra else "")
+                    + (f"; it lacks {_short(lacking)}" if lacking else ""))
         raise CheckFailed(f"{what} is {_short(actual)}, but it should be {_short(expected)}")
 
 
@@ -151,19 +167,20 @@ def neighbours(dataset: Sequence, domain: Iterable, notion: str) -> Iterator[tup
                 yield data[:i] + (value,) + data[i + 1:]
 
 
-def datasets(domain: Iterable, max_size: int) -> Iterator[tuple]:
-    """Every dataset (multiset, as a sorted tuple) of at most ``max_size`` domain records."""
+def datasets(domain: Iterable, max_size: int, min_size: int = 0) -> Iterator[tuple]:
+    """Every dataset (multiset, as a sorted tuple) of ``min_size`` to ``max_size`` records."""
     domain = tuple(domain)
-    for size in range(max_size + 1):
+    for size in range(min_size, max_size + 1):
         yield from itertools.combinations_with_replacement(domain, size)
 
 
 def brute_force_sensitivity(f: Callable[[tuple], Any], domain: Iterable, max_size: int,
-                            notion: str, norm: int = 1) -> float:
+                            notion: str, norm: int = 1, min_size: int = 0) -> float:
     """The largest L1 (or L2, ``norm=2``) change of ``f`` between neighbours, over every dataset
-    of at most ``max_size`` records from ``domain`` (neighbours may have one more record)."""
+    of ``min_size`` to ``max_size`` records from ``domain`` (an add/remove neighbour may have
+    one record more or less)."""
     domain, worst = tuple(domain), 0.0
-    for data in datasets(domain, max_size):
+    for data in datasets(domain, max_size, min_size):
         here = np.atleast_1d(np.asarray(f(data), dtype=float))
         for other in neighbours(data, domain, notion):
             change = np.atleast_1d(np.asarray(f(other), dtype=float)) - here
@@ -172,9 +189,10 @@ def brute_force_sensitivity(f: Callable[[tuple], Any], domain: Iterable, max_siz
 
 
 def check_sensitivity(claimed: Any, f: Callable[[tuple], Any], domain: Iterable,
-                      max_size: int, notion: str, what: str, norm: int = 1) -> None:
+                      max_size: int, notion: str, what: str, norm: int = 1,
+                      min_size: int = 0) -> None:
     """A claimed sensitivity equals the brute-force one over a small domain."""
-    truth = brute_force_sensitivity(f, domain, max_size, notion, norm)
+    truth = brute_force_sensitivity(f, domain, max_size, notion, norm, min_size)
     try:
         value = float(claimed)
     except (TypeError, ValueError):
@@ -202,12 +220,16 @@ def _as_pmf(result: Any, what: str) -> dict:
 
 
 def check_pure_dp_exact(pmf: Callable[[Any], dict], pairs: Iterable[tuple[Any, Any]],
-                        epsilon: float, what: str = "your mechanism") -> float:
+                        epsilon: float, what: str = "your mechanism",
+                        tight: bool = False) -> None:
     """Exact output probabilities on each pair of neighbouring inputs; every ratio ≤ e^ε.
+
+    With ``tight=True`` the largest ratio must also reach e^ε: a mechanism asked to be exactly
+    ε-DP that is more private wastes accuracy.
 
     ``pmf(data)`` returns ``{output: probability}`` (floats or Fractions, exact). Both
     directions of each pair are checked; an output possible on one input and impossible on
-    the other is an infinite ratio. Returns the largest ratio found.
+    the other is an infinite ratio.
     """
     bound, worst = math.exp(epsilon), (1.0, None)
     for a, b in pairs:
@@ -228,7 +250,11 @@ def check_pure_dp_exact(pmf: Callable[[Any], dict], pairs: Iterable[tuple[Any, A
             f"{what}'s output ratio on neighbouring inputs reached {shown}, above "
             f"e^ε = {bound:.3g} (ε = {epsilon:g}): output {output!r} on {_short(x)} against "
             f"{_short(y)}")
-    return ratio
+    if tight and ratio < bound * (1 - 1e-9):
+        raise CheckFailed(
+            f"{what}'s largest output ratio on neighbouring inputs is {ratio:.4g}, below "
+            f"e^ε = {bound:.4g} (ε = {epsilon:g}): it is more private than asked, so it "
+            "adds more noise than it needs")
 
 
 def audit_confidence(false_fail: float = FALSE_FAIL) -> float:
@@ -239,13 +265,13 @@ def audit_confidence(false_fail: float = FALSE_FAIL) -> float:
 def check_audit(mechanism: Callable[[Any, np.random.Generator, int], Any], dataset: Any,
                 neighbour: Any, epsilon: float, seed: int, n_samples: int = 100_000,
                 false_fail: float = FALSE_FAIL, delta: float = 0.0,
-                what: str = "your mechanism", seconds: float = TIME_LIMIT) -> float:
+                what: str = "your mechanism", seconds: float = TIME_LIMIT) -> None:
     """The course's seeded audit of a continuous mechanism on one pair of neighbours.
 
     ``mechanism(data, rng, size)`` returns ``size`` outputs. The audit's lower bound on ε holds
     with probability ``1 - false_fail`` for any mechanism, so an (ε, δ)-DP mechanism fails this
     check with probability at most ``false_fail`` (10⁻⁶ by default); a mechanism whose true ε
-    is well above the claim fails it. Returns the audit's lower bound.
+    is well above the claim fails it.
     """
     from dpcourse.auditing import audit_epsilon
 
@@ -272,21 +298,31 @@ def check_audit(mechanism: Callable[[Any, np.random.Generator, int], Any], datas
             f"'{result.event}' had frequencies {result.p_hat:.4f} and {result.q_hat:.4f}, "
             f"so its true ε is at least {result.epsilon_lower_bound:.3g} (a correct "
             f"mechanism fails this audit with probability below {false_fail:g})")
-    return result.epsilon_lower_bound
 
 
 def check_noise_scale(mechanism: Callable[[Any, np.random.Generator, int], Any], data: Any,
-                      expected_sd: float, seed: int, n_samples: int = 100_000,
-                      what: str = "your mechanism", tolerance: float = 0.05,
-                      seconds: float = TIME_LIMIT) -> None:
-    """The spread of the outputs on one input is the reference's (within ``tolerance``,
-    relative): catches noise far larger than needed, which an audit of privacy cannot."""
+                      expected_sd: float, seed: int, n_samples: int = 10_000,
+                      what: str = "your mechanism", kurtosis: float = 6.0,
+                      false_fail: float = FALSE_FAIL, seconds: float = TIME_LIMIT) -> None:
+    """The spread of the outputs on one input is the reference's: catches too little noise
+    (which the audit may miss at small sample sizes) and too much (which it cannot see).
+
+    The sample standard deviation of ``n`` draws has relative standard error about
+    :math:`\\sqrt{(\\kappa - 1) / (4n)}` (κ: the noise's kurtosis, 6 for Laplace, 3 for a
+    Gaussian); the tolerance is that many standard errors that a correct mechanism lands
+    outside it with probability about ``false_fail`` (normal approximation).
+    """
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(1 - false_fail / 2)
+    tolerance = z * math.sqrt((kurtosis - 1) / (4 * n_samples))
     out = np.asarray(call_as(what, mechanism, data, np.random.default_rng(seed), n_samples,
                              seconds=seconds), dtype=float)
     sd = float(np.std(out))
     if not abs(sd - expected_sd) <= tolerance * expected_sd:
-        raise CheckFailed(f"{what}'s outputs have standard deviation {sd:.4g}, but the "
-                          f"reference's is {expected_sd:.4g}: check the noise scale")
+        raise CheckFailed(f"{what}'s outputs have standard deviation {sd:.4g}, but a correct "
+                          f"mechanism's is {expected_sd:.4g} (±{100 * tolerance:.0f}%): check "
+                          "the noise scale")
 
 
 def check_accountant(spent: Any, reference: float, what: str = "your accountant's total ε",
@@ -306,20 +342,28 @@ def check_accountant(spent: Any, reference: float, what: str = "your accountant'
 
 # ---------------------------------------------------------------- data beside the notebook
 
+_ADULT: dict[str, Any] = {}
+
+
 def load_adult() -> Any:
-    """UCI Adult with the course's synthetic PII, from ``data/`` beside the notebook."""
+    """UCI Adult with the course's synthetic PII, from ``data/`` beside the notebook (read once;
+    each call returns a copy)."""
     import pandas as pd
     from pathlib import Path
 
     path = Path("data") / "adult_with_pii.csv"
+    key = str(path.resolve())
+    if key in _ADULT:
+        return _ADULT[key].copy()
     if not path.exists():
         raise FileNotFoundError(f"{path.resolve()} not found: open the notebook from its "
                                 "assignment folder, which holds data/")
     text = {c: "str" for c in ("name", "dob", "ssn", "zip", "workclass", "education",
                                "marital_status", "occupation", "relationship", "race", "sex",
                                "native_country", "income")}
-    return pd.read_csv(path, dtype=text, keep_default_na=False,
-                       na_values={c: [""] for c in text})
+    _ADULT[key] = pd.read_csv(path, dtype=text, keep_default_na=False,
+                              na_values={c: [""] for c in text})
+    return _ADULT[key].copy()
 
 
 # ---------------------------------------------------------------- feedback in a notebook

@@ -103,7 +103,9 @@ class Problem:
         return sum(b.points for b in self.of("test"))
 
     def constants(self, variant: int = 0) -> dict[str, Any]:
-        """The problem's constants in ``variant`` (0: the first value of each, the site's)."""
+        """The problem's constants in ``variant``: 0 takes the first value of each list (the
+        chapter's), ``n > 0`` draws each from the list's other values with a generator seeded by
+        ``(n, problem id)``, and a fresh seed for each ``{seed: ...}``."""
         rng = None
         if variant:
             import numpy as np
@@ -113,7 +115,9 @@ class Problem:
             if isinstance(spec, dict) and set(spec) == {"seed"}:
                 out[name] = int(rng.integers(2**31 - 1)) if rng is not None else spec["seed"]
             elif isinstance(spec, list) and spec:
-                out[name] = spec[int(rng.integers(len(spec)))] if rng is not None else spec[0]
+                # a variant draws from the other values: never the public numbers of variant 0
+                others = spec[1:] or spec
+                out[name] = others[int(rng.integers(len(others)))] if rng is not None else spec[0]
             else:
                 raise ProblemError(f"{self.path}: constant {name} must be a non-empty list of "
                                    "values or {seed: <default>}")
@@ -148,7 +152,10 @@ def load_problem(path: Path) -> Problem:
     match = re.match(r"^---\n(.*?)\n---\n(.*)$", text, re.S)
     if not match:
         raise ProblemError(f"{path}: no YAML front matter between '---' lines")
-    meta = yaml.safe_load(match.group(1))
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as error:
+        raise ProblemError(f"{path}: the front matter is not YAML ({error})") from None
     body = match.group(2)
     for key in ("title", "order", "minutes", "concept", "exercise"):
         if key not in meta:
@@ -325,14 +332,40 @@ def run_problem(problem: Problem, solution: str | None = None, variant: int = 0,
             for block in problem.of("test"):
                 try:
                     with dpgrader.time_limit(cell_seconds, "the test cell"):
-                        exec(compile(block.code, f"<{problem.pid} test>", "exec"), namespace)
+                        points = _run_test_cell(block, namespace, problem.pid)
                 except Exception as error:  # noqa: BLE001  (nbgrader: any error scores 0)
                     feedback.append(f"{type(error).__name__}: {error}")
                 else:
-                    score += block.points
+                    score += points
     finally:
         os.chdir(cwd)
     return Outcome(score=score, points=problem.points, feedback=feedback)
+
+
+def _run_test_cell(block: Block, namespace: dict, pid: str) -> float:
+    """Run one test cell; its score as nbgrader's ``determine_grade`` gives it: 0 on an error
+    or any output to stderr (a warning), the number a final expression shows (partial
+    credit), else all its points."""
+    import ast
+    import warnings
+
+    tree = ast.parse(block.code)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    err = io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(err):
+        warnings.simplefilter("always")
+        exec(compile(tree, f"<{pid} test>", "exec"), namespace)
+        value = (eval(compile(ast.Expression(last.value), f"<{pid} test>", "eval"), namespace)
+                 if last is not None else None)
+    if caught or err.getvalue():
+        text = err.getvalue() or str(caught[0].message)
+        raise RuntimeError(f"the test cell wrote to stderr, which nbgrader scores 0: {text}")
+    if value is not None:
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    return block.points
 
 
 def student_solution(problem: Problem) -> str:
