@@ -114,3 +114,33 @@ def test_at_least_two_problems_per_chapter_with_problems():
     for p in PROBLEMS:
         counts[p.chapter] = counts.get(p.chapter, 0) + 1
     assert all(n >= 2 for n in counts.values()), counts
+
+
+def test_a_solution_cell_that_never_ends_scores_zero_for_its_problem_only():
+    # nbgrader interrupts such a cell after its timeout (nbgrader_config.py) and runs on; the
+    # in-process grader does the same, here with a 1-second cell limit.
+    first, second = PROBLEMS[0], PROBLEMS[1]
+    stuck = P.run_problem(first, "while True:\n    pass\n", cell_seconds=1)
+    assert stuck.score == 0 and all("Traceback" not in f for f in stuck.feedback)
+    assert P.run_problem(second).full
+
+
+def test_a_broken_problem_file_is_refused_with_its_name(tmp_path):
+    folder = tmp_path / "laplace-mechanism"
+    folder.mkdir()
+    path = folder / "broken.md"
+    path.write_text("---\ntitle: x\norder: 1\nminutes: 5\nconcept: c\nexercise: e\n---\n\n"
+                    "```python solution\ndef f():\n    return 1\n```\n\n"
+                    "```python test points=1\nassert f() == 1\n```\n", encoding="utf-8")
+    with pytest.raises(P.ProblemError, match=r"broken\.md: the solution block needs"):
+        P.load_problem(path)
+    path.write_text("no front matter", encoding="utf-8")
+    with pytest.raises(P.ProblemError, match=r"broken\.md: no YAML front matter"):
+        P.load_problem(path)
+
+
+def test_prompts_refuse_roles_the_build_cannot_resolve():
+    with pytest.raises(P.ReaderEditionError, match=r"only \{doc\} roles"):
+        P.reader_markdown("See {prf:ref}`thm-laplace`.", "x.md")
+    assert P.reader_markdown("See {doc}`/chapters/sensitivity`.", "x.md") == \
+        f"See *{P.chapter_title('sensitivity')}*."

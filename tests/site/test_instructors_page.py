@@ -28,7 +28,7 @@ def test_the_problem_table_lists_every_problem_file_in_order():
     items = P.load_problems()
     assert len(rows) == len(items) >= 14
     for row, problem in zip(rows, items):
-        cells = [html_lib.unescape(re.sub(r"<[^>]+>", "", c)).strip()
+        cells = [html_lib.unescape(re.sub(r"<[^>]+>", "", c)).strip().replace("\u2019", "'")  # smart quotes
                  for c in re.findall(r"<td>(.*?)</td>", row, flags=re.S)]
         assert cells[1] == f"{problem.title} ({problem.chapter}/{problem.pid})"
         assert cells[2:4] == [f"{problem.points:g}", str(problem.meta["minutes"])]
