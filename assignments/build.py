@@ -36,6 +36,12 @@ def nbgrader(course: Path, *args: str) -> None:
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     result = subprocess.run([str(bin_dir / "nbgrader"), *args, "--log-level=WARN"], cwd=course,
                             capture_output=True, text=True, env=env)
+    if "because there are submissions associated with it" in result.stdout + result.stderr:
+        raise SystemExit(
+            f"nbgrader {' '.join(args)}: the gradebook {course / 'gradebook.db'} already holds "
+            "graded submissions of this assignment, and nbgrader will not change the cells of a "
+            "graded assignment. Keep the assignment as it was generated, or move the gradebook "
+            "and submitted/, autograded/ away (they hold the grades) and run it again.")
     if result.returncode != 0:
         raise SystemExit(f"nbgrader {' '.join(args)} failed:\n{result.stdout}{result.stderr}")
 

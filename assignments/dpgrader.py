@@ -14,6 +14,7 @@ raises into a sentence. The checks:
   fails with probability at most ``false_fail`` (:data:`FALSE_FAIL`, 10⁻⁶) by design;
 * :func:`brute_force_sensitivity` and :func:`check_sensitivity`: a sensitivity against the
   largest change over every neighbour of every dataset in a small domain;
+* :func:`check_samples_follow`: a sampler's output against its exact distribution;
 * :func:`check_accountant`: an accountant's total against a reference accountant.
 
 Every check returns ``None``: nbgrader takes a number shown by a test cell as a partial score,
@@ -325,6 +326,43 @@ def check_noise_scale(mechanism: Callable[[Any, np.random.Generator, int], Any],
                           "the noise scale")
 
 
+def check_samples_follow(samples: Any, pmf: dict, what: str = "your sampler",
+                         false_fail: float = FALSE_FAIL) -> None:
+    """Samples of a discrete distribution against its exact ``pmf`` ({value: probability}).
+
+    Every count (and the count of values outside ``pmf``'s keys, whose probability is
+    ``1 - sum(pmf)``) must lie within its exact two-sided binomial interval at level
+    ``false_fail / (number of bins)``: a correct sampler fails with probability at most
+    ``false_fail`` (union bound). A value of probability 0 (not a key, and ``pmf`` summing to 1)
+    fails at once. Another valid sampler passes; a floating-point approximation of an exact
+    distribution, or the wrong distribution, fails when the sample is large enough to show it.
+    """
+    from scipy.stats import binom
+
+    values = np.asarray(samples).reshape(-1)
+    n = values.size
+    if n == 0:
+        raise CheckFailed(f"{what} returned no samples")
+    probs = {k: float(v) for k, v in pmf.items()}
+    rest = max(0.0, 1.0 - sum(probs.values()))
+    uniq, counts = np.unique(values, return_counts=True)
+    seen = dict(zip(uniq.tolist(), counts.tolist()))
+    outside = sum(c for v, c in seen.items() if v not in probs)
+    if outside and rest <= 1e-15:
+        example = next(v for v in seen if v not in probs)
+        raise CheckFailed(f"{what} returned {example!r}, a value the distribution never takes")
+    bins = [(repr(k), seen.get(k, 0), p) for k, p in probs.items()] + [("other values",
+                                                                        outside, rest)]
+    alpha = false_fail / len(bins)
+    for name, count, p in bins:
+        low, high = binom.ppf(alpha / 2, n, p), binom.isf(alpha / 2, n, p)
+        if not low <= count <= high:
+            raise CheckFailed(
+                f"{what} gave {name} {count} times in {n} samples; the exact distribution "
+                f"gives it with probability {p:.4g}, so between {low:.0f} and {high:.0f} times "
+                f"(a correct sampler lands outside with probability below {false_fail:g})")
+
+
 def check_accountant(spent: Any, reference: float, what: str = "your accountant's total ε",
                      rel: float = 1e-9) -> None:
     """An accountant's total against the reference accountant's."""
@@ -370,7 +408,15 @@ def load_adult() -> Any:
 
 def _show_in_words(shell: Any, etype: type, value: BaseException, tb: Any,
                    tb_offset: Any = None) -> list[str]:
-    return [f"\x1b[0;31m{etype.__name__}\x1b[0m: {value}"]
+    """IPython's handler for :class:`CheckFailed`: show the exception's line, no traceback.
+
+    IPython (9.x) shows nothing itself after a custom handler, so the handler displays the
+    error through IPython's public ``showtraceback(exception_only=True)``: the cell gets an
+    error output (nbgrader scores it 0) that reads "CheckFailed: <the sentence>".
+    """
+    if shell is not None:
+        shell.showtraceback((etype, value, tb), exception_only=True)
+    return []
 
 
 def _install() -> None:

@@ -39,7 +39,7 @@ for _path in (ROOT / "_ext", ROOT / "chapters", HERE):
 from reader_markdown import (  # noqa: E402  (the path above)
     ReaderEditionError, Resolved, _Roles, _State, _ROLE_OR_CODE, convert_markdown)
 
-#: The order of the chapters: the book's (``_toc.yml``).
+#: A fenced block of a problem file: ```python <kind> [options]
 _FENCE = re.compile(r"^```python[ \t]+(?P<info>[^\n]*)\n(?P<code>.*?)^```[ \t]*$", re.M | re.S)
 KINDS = ("setup", "solution", "test", "mutant", "alternative")
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
@@ -231,6 +231,8 @@ def reader_markdown(text: str, where: str) -> str:
 
 def _cell(kind: str, source: str, nbgrader: dict | None = None) -> dict:
     cell: dict[str, Any] = {"cell_type": kind, "metadata": {}, "source": source.strip("\n")}
+    if nbgrader is not None:
+        cell["id"] = nbgrader["grade_id"]  # nbformat 4.5 ids: stable, so diffs stay small
     if kind == "code":
         cell.update(execution_count=None, outputs=[])
     if nbgrader is not None:

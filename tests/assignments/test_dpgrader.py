@@ -139,12 +139,6 @@ def test_call_stops_an_endless_loop_and_reports_errors_in_words():
         dpgrader.call(3)
 
 
-def test_a_failed_check_is_shown_in_a_notebook_as_one_line():
-    lines = dpgrader._show_in_words(None, dpgrader.CheckFailed, dpgrader.CheckFailed("ratio 4.1"),
-                                    None)
-    assert lines == ["\x1b[0;31mCheckFailed\x1b[0m: ratio 4.1"]
-
-
 def test_checks_of_values():
     dpgrader.check_close(0.1 + 0.2, 0.3, "x")
     with pytest.raises(dpgrader.CheckFailed, match="x is 2, but it should be 1"):
@@ -153,3 +147,21 @@ def test_checks_of_values():
         dpgrader.check_close("a", 1, "x")
     with pytest.raises(dpgrader.CheckFailed, match="it lacks \\[3\\]"):
         dpgrader.check_equal([1, 2], [1, 2, 3], "the list")
+
+
+def test_samples_follow_an_exact_distribution():
+    from fractions import Fraction
+
+    rng = np.random.default_rng(3)
+    # the discrete Laplace with scale 1: P(k) proportional to exp(-|k|), from its geometric form
+    q = math.exp(-1)
+    pmf = {k: (1 - q) / (1 + q) * q ** abs(k) for k in range(-12, 13)}
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        exact = rng.geometric(1 - q, 20_000) - rng.geometric(1 - q, 20_000)
+        dpgrader.check_samples_follow(exact, pmf)
+    rounded = np.round(rng.laplace(0, 1, 20_000))  # rounding a continuous Laplace: not it
+    with pytest.raises(dpgrader.CheckFailed, match=r"gave -?\d+ \d+ times in 20000 samples"):
+        dpgrader.check_samples_follow(rounded, pmf)
+    with pytest.raises(dpgrader.CheckFailed, match="never takes"):
+        dpgrader.check_samples_follow([0, 1, 2], {0: Fraction(1, 2), 1: Fraction(1, 2)})

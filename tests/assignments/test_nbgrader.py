@@ -107,3 +107,21 @@ def test_make_grade_scores_reference_release_and_a_broken_submission(tmp_path, c
     assert "did not finish within 5 s" in stopped["feedback"]
     other = rows[("broken", "error-bound")]
     assert other["score"] == other["max_score"]
+
+
+def test_a_student_sees_a_failed_check_as_a_sentence_not_a_traceback():
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import dpgrader"),
+                nbformat.v4.new_code_cell("dpgrader.check_close(2, 1, 'x')"),
+                nbformat.v4.new_code_cell("print('the next cell runs')")]
+    NotebookClient(nb, timeout=60, allow_errors=True, kernel_name="python3",
+                   resources={"metadata": {"path": str(ASSIGNMENTS)}}).execute()
+    [error] = nb.cells[1].outputs
+    assert error["output_type"] == "error" and error["ename"] == "CheckFailed"
+    shown = "".join(error["traceback"])
+    assert "x is 2, but it should be 1" in shown
+    assert "Traceback" not in shown and "File " not in shown and "line " not in shown
+    assert nb.cells[2].outputs[0]["text"] == "the next cell runs\n"
