@@ -143,8 +143,10 @@ def prerequisite_problems(stem: str, first_markdown: str, order: list[str]) -> l
     if "**Learning objectives**" not in lines[:at]:
         return ["**Prerequisites** does not follow **Learning objectives**"]
     objectives = lines[lines.index("**Learning objectives**") + 1:at]
-    if objectives[-1:] != [""] or not objectives[-2].strip() or any(
-            not (line.startswith(("- ", "  ")) or not line.strip()) for line in objectives):
+    listed = [i for i, line in enumerate(objectives) if line.startswith("- ")]
+    if objectives[-1:] != [""] or not listed or any(
+            not (line.startswith(("- ", "  ")) or not line.strip())
+            for line in objectives[listed[0]:]):
         return ["something other than the objectives' list stands between the two"]
     bullets = [line for line in lines[at + 1:] if line.strip()]
     problems = []
