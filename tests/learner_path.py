@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 
 PENDING = {
-    "datasets", "linkage-attacks", "k-anonymity",
     "composition", "dp-in-practice", "approximate-dp", "privacy-accounting", "private-selection",
     "unknown-ranges", "private-machine-learning", "local-dp", "synthetic-data", "dp-in-the-wild",
     "user-level-privacy", "dp-engines", "query-workloads", "continual-release",
