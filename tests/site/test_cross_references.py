@@ -37,6 +37,7 @@ ELSEWHERE = {
     "prod_default.ini": "the Census Bureau's 2020 DAS production code, quoted and cited",
     "curve.py": "the Census Bureau's 2020 DAS production code, quoted and cited",
     "unit_default.ini": "the 2020 DAS housing-units configuration, printed in the Bureau's certificate",
+    "grades.csv": "the scores `make grade` writes (assignments/grade.py), git-ignored",
 }
 
 
