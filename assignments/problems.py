@@ -1,7 +1,7 @@
 """The instructor edition's problems: read from text, turned into nbgrader notebooks, run.
 
 A problem is one Markdown file, ``assignments/problems/<chapter>/<problem>.md`` (the format is
-in ``ASSIGNMENT-FORMAT.md`` at the repository's root and on the instructors' page): YAML front
+described on the instructors' page, ``instructors.md``, under "Adding a problem"): YAML front
 matter, the prompt in the course's Markdown, then fenced ``python`` blocks whose info string
 says what they are (``setup``, ``solution``, ``test points=N [hidden]``, ``mutant name=...``,
 ``alternative name=...``).
