@@ -19,6 +19,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 NB ?= chapters/*.ipynb
 JOBS ?= 2
+# pytest-xdist: test files spread over TEST_JOBS processes, each file whole in one of them (its
+# module and session fixtures built once per process). TEST_JOBS=0 runs in this process.
+TEST_JOBS ?= 2
+XDIST := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
 # The Python version the stored outputs were made with (runtime.txt, which Binder reads too).
 RUNTIME := $(patsubst python-%,%,$(strip $(file < runtime.txt)))
 # The PDF edition's file name (latex.latex_documents.targetname in _config.yml); the site
@@ -78,15 +82,15 @@ test: venv
 	$(MAKE) book
 	@if command -v xelatex >/dev/null || [ "$$REQUIRE_PDF" = 1 ]; then $(MAKE) pdf; \
 	else echo "xelatex not found: skipping the PDF edition (.ci/run installs TeX Live)"; fi
-	$(BIN)/python -m pytest -m "site or browser or bundle or pdf"
+	$(BIN)/python -m pytest $(XDIST) -m "site or browser or bundle or pdf"
 
 # tests/package/, tests/chapters/ and the checks in tests/site/ that need no build
 unit: venv
-	$(BIN)/python -m pytest -m "not site and not browser and not bundle and not pdf" \
+	$(BIN)/python -m pytest $(XDIST) -m "not site and not browser and not bundle and not pdf" \
 	    --cov=chapters --cov-branch --cov-report=term-missing --cov-fail-under=95
 
 nbval: venv
-	$(BIN)/python -m pytest --nbval $(NB) --nbval-sanitize-with tests/sanitize.cfg \
+	$(BIN)/python -m pytest $(XDIST) --nbval $(NB) --nbval-sanitize-with tests/sanitize.cfg \
 	    --nbval-current-env
 
 site: venv
