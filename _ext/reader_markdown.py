@@ -12,7 +12,8 @@ JupyterLab, which renders CommonMark, math and a little HTML, but no MyST roles 
   "Exercise 7.3"), solutions go into ``<details>`` and the code cells of a solution are marked
   hidden (``jupyter.source_hidden`` and ``outputs_hidden``), so they stay collapsed until clicked;
 * code cells tagged ``remove-input`` (they publish numbers to the prose) have their source
-  hidden, as the page does not show it; the chapter's reading time goes under its title;
+  hidden, as the page does not show it, and their outputs too when these are only glue records;
+  the chapter's reading time goes under its title;
 * a first cell names the course, the chapter's page on the site and how to get ``helpers.py``
   and the data.
 
@@ -267,6 +268,12 @@ def first_cell(title: str, page_url: str | None, archive_url: str | None) -> str
             f"them.")
 
 
+def _is_glue_record(output: dict) -> bool:
+    """Whether a stored output is only myst-nb's record of a glued value (no display)."""
+    return "scrapbook" in output.get("metadata", {}) and all(
+        kind.startswith("application/papermill.record/") for kind in output.get("data", {}))
+
+
 def _under_title(markdown: str, line: str) -> str:
     """``markdown`` with ``line`` (in italics) as a paragraph right after its first heading."""
     lines = markdown.split("\n")
@@ -301,7 +308,11 @@ def reader_notebook(nb: dict, resolved: Resolved, intro: str,
             metadata["collapsed"] = True  # the older key for hidden outputs, as JupyterLab saves it
         elif cell["cell_type"] == "code" and "remove-input" in cell.get("metadata", {}).get(
                 "tags", []):
-            cell["metadata"].setdefault("jupyter", {}).update(source_hidden=True)
+            hidden = {"source_hidden": True}
+            if all(_is_glue_record(output) for output in cell.get("outputs", [])):
+                # nothing to see: JupyterLab has no renderer for a glue record and would say so
+                hidden["outputs_hidden"] = True
+            cell["metadata"].setdefault("jupyter", {}).update(hidden)
         cells.append(cell)
     if roles.position != len(resolved.xrefs):
         raise ReaderEditionError(f"{len(resolved.xrefs) - roles.position} resolved references "

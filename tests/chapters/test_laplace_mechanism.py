@@ -136,8 +136,11 @@ def test_error_bound_exercise_answers():
     from conftest import glued
 
     g = glued("laplace-mechanism")
-    # (a) the 99% half-width at ε = 0.5 is the 0.995 quantile of Lap(2)
-    assert float(g["lap_ex_t99"]) == pytest.approx(stats.laplace.ppf(0.995, scale=2), abs=0.005)
+    # (a) the 99.9% half-width at ε = 0.5 is the 0.9995 quantile of Lap(2); one more nine adds
+    # the difference of two such quantiles
+    assert float(g["lap_ex_t999"]) == pytest.approx(stats.laplace.ppf(0.9995, scale=2), abs=0.005)
+    step = stats.laplace.ppf(0.9995, scale=2) - stats.laplace.ppf(0.995, scale=2)
+    assert float(g["lap_ex_nine_step"]) == pytest.approx(step, abs=0.005)
     # (b) the smallest ε whose 95% bound is 10: Pr[|Lap(1/ε)| >= 10] = 0.05 at that ε
     eps = float(g["lap_ex_min_eps"])
     # (rounded to 3 decimals, which moves the tail by at most 10 × 0.0005 relative: 1%)

@@ -91,7 +91,7 @@ def test_a_chapter_not_benchmarked_yet_says_so_in_both_tables(tmp_path):
 
 
 def _reading(tmp_path: Path, *cells: dict) -> tables.ReadingTime:
-    path = tmp_path / "chapter.ipynb"
+    path = tmp_path / ("chapter" + ".ipynb")  # a notebook of the given cells
     path.write_text(json.dumps({"cells": list(cells)}), encoding="utf-8")
     return tables.reading_time(path)
 

@@ -135,7 +135,7 @@ def _toc_order() -> list[str]:
 
 
 def prerequisite_problems(stem: str, first_markdown: str, order: list[str]) -> list[str]:
-    """What is wrong with a chapter's prerequisites block (LEARNER-FORMAT.md, section 1)."""
+    """What is wrong with a chapter's prerequisites block (the format of issue #28: bold line, two bullets)."""
     lines = first_markdown.split("\n")
     if "**Prerequisites**" not in lines:
         return ["no **Prerequisites** line in the first Markdown cell"]
