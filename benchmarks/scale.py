@@ -44,8 +44,8 @@ SMALL_ONLY = {"spark-dataframe": 10**5}
 #: The issue's target for OpenDP on Polars at 10^7 rows (wall time, seconds, an idle 2-core machine).
 POLARS_TARGET_S = 30.0
 #: The chapter's names the benchmark runs.
-NAMES = ["EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS", "AMOUNT_BOUNDS", "bound_contributions",
-         "numpy_release", "opendp_query", "pipelinedp_release", "start_spark", "spark_release"]
+NAMES = ["EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS", "AMOUNT_BOUNDS", "numpy_release",
+         "opendp_query", "pipelinedp_release", "start_spark", "spark_release"]
 
 
 def data_path(rows: int) -> Path:

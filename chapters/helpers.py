@@ -6,7 +6,8 @@ public names once, in its ``__all__``. A public name is used by two or more chap
 enforces it). The modules, one per topic and one per mechanism family:
 
 * :mod:`dpcourse.data`: the two datasets and their public domains;
-* :mod:`dpcourse.events`: an event table with many rows per person (Part VI);
+* :mod:`dpcourse.events`: an event table with many rows per person, and the bounding of each
+  person's contribution to it (Part VI);
 * :mod:`dpcourse.randomness`: :func:`make_rng` (seeded, for teaching) and
   :class:`SecureRandom` (the operating system's entropy, for real releases);
 * :mod:`dpcourse.mechanisms`: pure ε-DP mechanisms: Laplace, randomized response, the exact

@@ -9,9 +9,15 @@ table, reproducibly. Each person ``u`` gets a heavy-tailed number of events ``n_
 and every event gets a day of the year, an amount and a merchant. The merchants are integer keys
 drawn from a Zipf law: there is no public list of them, which is what makes partition selection
 necessary. Each event carries its person's education, a key with a public domain of 16 values.
+
+:func:`bound_contributions` bounds what one person contributes to such a table: at most ℓ
+partitions (keys) per person and at most C rows per partition, both chosen uniformly at random,
+which is the first step of every user-level release.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +25,7 @@ import pandas as pd
 from .data import ADULT_CATEGORIES
 from .validation import check_integer
 
-__all__ = ["event_table"]
+__all__ = ["bound_contributions", "event_table"]
 
 #: Shape of the Pareto law of the number of events per person (the tail index).
 _PARETO_SHAPE = 1.5
@@ -136,3 +142,109 @@ def event_table(people: pd.DataFrame, *, n_rows: int | None = None,
         "merchant": merchant,
         "education": pd.Categorical.from_codes(codes, categories=levels),
     })
+
+
+def _integer_column(values: Any, name: str) -> np.ndarray:
+    """A one-dimensional integer array, or a clear error naming ``name``."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must hold integers (codes), got dtype {arr.dtype}")
+    return arr
+
+
+def bound_contributions(person: Any, key: Any, max_partitions: int, max_per_partition: int,
+                        priority: np.random.Generator | Any) -> np.ndarray:
+    """Which rows to keep so that each person touches at most ``max_partitions`` keys and at
+    most ``max_per_partition`` rows of each.
+
+    Every row has two priorities: ``priority[:, 1]`` ranks the rows of one (person, key) pair,
+    and ``priority[:, 0]`` of the pair's first row (in table order) ranks the person's pairs.
+    A person keeps the ``max_partitions`` pairs (ℓ, the L0 bound) with the smallest pair
+    priorities and, in each, the ``max_per_partition`` rows (C, the L∞ bound) with the smallest
+    row priorities. With independent uniform priorities both choices are uniform at random,
+    whatever the sizes of a person's partitions. Because each row's priorities are fixed, a
+    person's choice depends on that person's rows only: removing one person leaves every other
+    person's kept rows unchanged, so a count per key moves by at most ℓ·C.
+
+    Parameters
+    ----------
+    person : array of int
+        The person of each row (any integer identifiers), one-dimensional.
+    key : array of int
+        The partition key of each row (integer codes), the same length as ``person``.
+    max_partitions : int
+        ℓ, the most keys one person may contribute to, ``>= 1``.
+    max_per_partition : int
+        C, the most rows one person may contribute to one key, ``>= 1``.
+    priority : numpy.random.Generator or array of shape (n, 2)
+        The rows' priorities, or a generator that draws them, uniform on [0, 1), as
+        ``priority.random((n, 2))``. Pass the array when the same rows must be chosen again
+        from a table with some people removed.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        One entry per row: ``True`` for the rows kept.
+
+    Raises
+    ------
+    TypeError
+        If ``person`` or ``key`` does not hold integers, if a bound is not an integer, or if
+        ``priority`` is neither a generator nor an array of numbers.
+    ValueError
+        If ``person`` and ``key`` differ in length or are not one-dimensional, if a bound is
+        ``< 1``, or if ``priority`` is not of shape ``(n, 2)`` or holds NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> person = np.array([0, 0, 0, 0, 1])
+    >>> key = np.array([5, 5, 5, 6, 5])
+    >>> keep = bound_contributions(person, key, 1, 2, np.random.default_rng(0))
+    >>> int(keep[person == 0].sum()) in (1, 2), bool(keep[4])
+    (True, True)
+    """
+    person = _integer_column(person, "person")
+    key = _integer_column(key, "key")
+    if person.size != key.size:
+        raise ValueError(f"person and key must have the same length, got {person.size} "
+                         f"and {key.size}")
+    max_partitions = check_integer(max_partitions, "max_partitions", minimum=1)
+    max_per_partition = check_integer(max_per_partition, "max_per_partition", minimum=1)
+    n = person.size
+    if isinstance(priority, np.random.Generator):
+        priority = priority.random((n, 2))
+    else:
+        try:
+            priority = np.asarray(priority, dtype=float)
+        except (TypeError, ValueError) as err:
+            raise TypeError("priority must be a numpy.random.Generator or an array of "
+                            f"numbers: {err}") from None
+        if priority.shape != (n, 2):
+            raise ValueError(f"priority must have shape ({n}, 2), one pair per row, "
+                             f"got {priority.shape}")
+        if np.isnan(priority).any():
+            raise ValueError("priority must not hold NaN")
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    # rows sorted by person, then key, then row priority: the rank of a row inside its pair
+    order = np.lexsort((priority[:, 1], key, person))
+    p, k = person[order], key[order]
+    new_pair = np.r_[True, (p[1:] != p[:-1]) | (k[1:] != k[:-1])]
+    pair = np.cumsum(new_pair) - 1                          # the (person, key) pair of each row
+    starts = np.flatnonzero(new_pair)
+    rank_in_pair = np.arange(n) - starts[pair]
+    # each pair's priority is that of its first row in the table; rank the pairs of a person
+    earliest = np.minimum.reduceat(order, starts)
+    pair_person = p[starts]
+    pair_order = np.lexsort((priority[earliest, 0], pair_person))
+    sorted_person = pair_person[pair_order]
+    new_person = np.r_[True, sorted_person[1:] != sorted_person[:-1]]
+    first = np.flatnonzero(new_person)
+    pair_rank = np.empty(starts.size, dtype=np.int64)
+    pair_rank[pair_order] = np.arange(starts.size) - first[np.cumsum(new_person) - 1]
+    keep = np.empty(n, dtype=bool)
+    keep[order] = (rank_in_pair < max_per_partition) & (pair_rank[pair] < max_partitions)
+    return keep

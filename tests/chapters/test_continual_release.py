@@ -151,3 +151,15 @@ def test_attack_and_simulation(g):
 def test_user_level_standard_deviations(g):
     assert g["cr_user_daily_sd"] == f"{365 * math.sqrt(54):,.0f}"
     assert g["cr_user_week_sd"] == f"{7 * math.sqrt(54):,.0f}"
+
+
+def test_budget_split_exercise_from_the_bits_of_t(g):
+    """u_j is the share of days t = 1..365 whose bit j is 1 (the totals' level-j blocks), computed
+    here from the binary expansion, not from the chapter's matrices."""
+    t = np.arange(1, 366)
+    use = np.array([((t >> j) & 1).mean() for j in range(9)])
+    equal = 2 * 9**2 * use.sum()                          # Lap(L/eps) on every block, eps = 1
+    best = 2 * np.sum(use ** (1 / 3)) ** 3
+    assert g["cr_ex_split_equal"] == f"{equal:,.1f}" == g["cr_tree_laplace_mean"]
+    assert g["cr_ex_split_best"] == f"{best:,.1f}"
+    assert g["cr_ex_split_gain"] == f"{1 - best / equal:.0%}"

@@ -24,8 +24,8 @@ from scipy import stats
 from conftest import glued
 from notebook_code import notebook_namespace
 
-NAMES = ["EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS", "AMOUNT_BOUNDS", "bound_contributions",
-         "numpy_release", "opendp_query", "pipelinedp_release", "start_spark", "spark_release"]
+NAMES = ["EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS", "AMOUNT_BOUNDS", "numpy_release",
+         "opendp_query", "pipelinedp_release", "start_spark", "spark_release"]
 #: Keys released at once: each key's noise is one draw, so one release gives this many draws.
 KEYS = 600
 #: Significance level of the KS tests (fixed seeds where seeding is possible).
@@ -66,21 +66,15 @@ def test_pinned_versions_the_defects_belong_to():
     assert metadata.version("pyspark").startswith("4.0.")
 
 
-def test_bounding_keeps_exactly_min_rows_and_keys_per_person(ch):
-    rng = np.random.default_rng(5)
-    person = rng.integers(0, 50, 3000)
-    key = rng.integers(0, 6, 3000)
-    for max_groups, max_rows in [(1, 1), (2, 3), (6, 100)]:
-        kept = ch["bound_contributions"](person, key, max_groups, max_rows, np.random.default_rng(1))
-        assert len(set(kept)) == len(kept)
-        kept_pairs = pd.DataFrame({"p": person[kept], "k": key[kept]}).value_counts()
-        all_pairs = pd.DataFrame({"p": person, "k": key}).value_counts()
-        # every kept pair keeps min(rows, C) rows; every person keeps min(keys, ell) keys
-        assert (kept_pairs == np.minimum(all_pairs.loc[kept_pairs.index], max_rows)).all()
-        keys_kept = kept_pairs.groupby(level="p").size()
-        keys_all = all_pairs.groupby(level="p").size()
-        assert (keys_kept == np.minimum(keys_all.loc[keys_kept.index], max_groups)).all()
-        assert set(keys_kept.index) == set(keys_all.index)
+def test_numpy_release_keeps_exactly_min_rows_and_keys_per_person(ch, known):
+    """The release's counts before noise: with a huge epsilon the noise is negligible, and
+    every key's count is the sum of min(n_p, C) (helpers.bound_contributions itself is tested
+    in tests/package/test_events.py)."""
+    events, bounded = known
+    released = ch["numpy_release"](events, list(range(KEYS)), np.random.default_rng(2), by="key",
+                                   epsilon=1e9)
+    np.testing.assert_allclose(released["count"].to_numpy(), bounded, atol=1e-3)
+    np.testing.assert_allclose(released["sum"].to_numpy(), 7 * bounded, atol=1e-2)
 
 
 def test_numpy_release_noise_has_the_derived_scale(ch, known):

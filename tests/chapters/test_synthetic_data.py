@@ -95,8 +95,14 @@ def test_sampler_follows_the_model(ch):
 
 def test_opendp_conversion_glue(g):
     assert g["synth_ex_opendp_eps"] == "1.0000"
-    rho = float(g["synth_rho_1"])
-    assert float(g["synth_ex_eps_round"]) == pytest.approx(math.sqrt(8 * (rho / 3) / 10), abs=2e-3)
+    rho_6, rho_9 = float(g["synth_rho_1"]), float(g["synth_ex_rho_9"])
+    # the simple conversion rho + 2 sqrt(rho ln(1/delta)) = 1 bounds rho from below
+    for rho, delta in [(rho_6, 1e-6), (rho_9, 1e-9)]:
+        simple = (math.sqrt(math.log(1 / delta) + 1) - math.sqrt(math.log(1 / delta))) ** 2
+        assert simple <= rho < 2 * simple
+    assert rho_9 < rho_6
+    assert float(g["synth_ex_sigma_factor"]) == pytest.approx(math.sqrt(rho_6 / rho_9), abs=0.02)
+    assert float(g["synth_ex_eps_round"]) == pytest.approx(math.sqrt(8 * (rho_9 / 3) / 10), abs=2e-3)
 
 
 def test_support_leak_numbers(g, adult):

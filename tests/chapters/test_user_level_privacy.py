@@ -19,8 +19,8 @@ from scipy import integrate, stats
 import helpers
 from conftest import chapter_fixtures
 
-NAMES = ["reservoir_sample", "rank_within", "bound_contributions", "PRIORITY_BITS",
-         "laplace_threshold", "release_probability", "tpr_bound", "run_presence_test"]
+NAMES = ["reservoir_sample", "rank_within", "N_EVENTS", "keep_core", "laplace_threshold",
+         "release_probability", "tpr_bound", "run_presence_test"]
 
 
 ch, g = chapter_fixtures("user-level-privacy", NAMES)
@@ -115,37 +115,12 @@ def test_rank_within_against_pandas(ch):
     np.testing.assert_array_equal(ch["rank_within"](groups, priority), expected)
 
 
-def test_bound_contributions_respects_both_bounds(ch, events):
-    person, days = events["person_id"].to_numpy(), events["day"].to_numpy()
-    priority = np.random.default_rng(3).integers(0, 2 ** ch["PRIORITY_BITS"], (len(events), 2))
-    for l0, linf in [(1, 1), (5, 2), (3, 10)]:
-        keep = ch["bound_contributions"](person, days, priority, l0, linf)
-        kept = events[keep]
-        per_pair = kept.groupby(["person_id", "day"]).size()
-        assert per_pair.max() <= linf
-        assert kept.groupby("person_id")["day"].nunique().max() <= l0
-        # nothing is dropped that the bounds allow: every kept partition keeps min(rows, linf)
-        full = events.groupby(["person_id", "day"]).size()
-        assert per_pair.equals(full.loc[per_pair.index].clip(upper=linf))
-        assert kept.groupby("person_id")["day"].nunique().equals(
-            events.groupby("person_id")["day"].nunique().clip(upper=l0))
-
-
-def test_bound_contributions_picks_partitions_uniformly(ch):
-    """A person with partitions of 1, 1 and 10 rows keeps each with probability 1/3 at l0 = 1,
-    whatever their sizes (a priority taken from the partition's smallest row would favour the
-    big one)."""
-    person = np.zeros(12, dtype=np.int64)
-    keys = np.array([0, 1] + [2] * 10)
-    rng = np.random.default_rng(8)
-    picked = np.zeros(3)
-    trials = 3_000
-    for _ in range(trials):
-        priority = rng.integers(0, 2 ** ch["PRIORITY_BITS"], (12, 2))
-        keep = ch["bound_contributions"](person, keys, priority, 1, 100)
-        picked[np.unique(keys[keep])] += 1
-    assert picked.sum() == trials
-    assert np.all(np.abs(picked / trials - 1 / 3) < 4 * math.sqrt(2 / 9 / trials))
+def test_chapter_core_is_the_helper(ch, events):
+    """The chapter's group-by core keeps exactly the rows of helpers.bound_contributions (the
+    helper itself is tested in tests/package/test_events.py)."""
+    keep = helpers.bound_contributions(events["person_id"].to_numpy(), events["day"].to_numpy(),
+                                       5, 2, helpers.make_rng(11).random((len(events), 2)))
+    np.testing.assert_array_equal(ch["keep_core"], keep)
 
 
 def test_brute_force_sensitivity_every_person(ch, adult):
@@ -154,11 +129,11 @@ def test_brute_force_sensitivity_every_person(ch, adult):
     table = helpers.event_table(adult.head(800), seed=3)
     person, days = table["person_id"].to_numpy(), table["day"].to_numpy()
     amount = np.minimum(table["amount"].to_numpy(), 100).astype(float)
-    priority = np.random.default_rng(11).integers(0, 2 ** ch["PRIORITY_BITS"], (len(table), 2))
+    priority = np.random.default_rng(11).random((len(table), 2))
     l0, linf = 5, 2
 
     def release(mask):
-        keep = ch["bound_contributions"](person[mask], days[mask], priority[mask], l0, linf)
+        keep = helpers.bound_contributions(person[mask], days[mask], l0, linf, priority[mask])
         d = days[mask][keep]
         return (np.bincount(d, minlength=366).astype(float),
                 np.bincount(d, weights=amount[mask][keep], minlength=366))
@@ -232,8 +207,7 @@ def test_sum_curve_formula_against_simulation(ch, events, g):
     keys = np.zeros(len(events), dtype=np.int64)
     sums = []
     for _ in range(120):
-        priority = rng.integers(0, 2 ** ch["PRIORITY_BITS"], (len(events), 2))
-        sums.append(amount[ch["bound_contributions"](person, keys, priority, 1, cap)].sum())
+        sums.append(amount[helpers.bound_contributions(person, keys, 1, cap, rng)].sum())
     sums = np.array(sums)
     assert abs(sums.mean() - mean) < 4 * math.sqrt(variance / sums.size)
     assert stats.chi2.sf(sums.var(ddof=1) * (sums.size - 1) / variance, sums.size - 1) > 1e-3

@@ -1,4 +1,5 @@
-"""``dpcourse.events.event_table``: the event table of Part VI, against its specification.
+"""``dpcourse.events``: the event table of Part VI against its specification, and the bounding
+of contributions against a pandas reference, exact bounds, uniform choices and stability.
 
 The expected numbers are those of the course's Part VI specification (computed there by an
 independent prototype); the draws are re-done here with numpy directly where that is cheap.
@@ -6,12 +7,14 @@ independent prototype); the draws are re-done here with numpy directly where tha
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import helpers
-from dpcourse.events import event_table
+from dpcourse.events import bound_contributions, event_table
 
 
 @pytest.fixture(scope="module")
@@ -142,3 +145,98 @@ def test_build_script_prints_the_facts(capsys, tmp_path):
     assert list(written.columns) == ["person_id", "day", "amount", "merchant", "education"]
     with pytest.raises(SystemExit):
         module.main(["--out", str(tmp_path / ("events" + ".txt"))])
+
+
+def _bound_with_pandas(person, key, max_partitions, max_per_partition, priority):
+    """An independent reference: group-by ranks over a DataFrame."""
+    rows = pd.DataFrame({"person": person, "key": key, "p_pair": priority[:, 0],
+                         "p_row": priority[:, 1]})
+    rank_in_pair = rows.groupby(["person", "key"])["p_row"].rank(method="first")
+    first = rows.groupby(["person", "key"], sort=False).head(1)     # each pair's first row
+    pair_rank = first.groupby("person")["p_pair"].rank(method="first")
+    pair_rank = pd.Series(pair_rank.to_numpy(), index=pd.MultiIndex.from_frame(first[["person", "key"]]))
+    rows_pair_rank = pair_rank.reindex(pd.MultiIndex.from_frame(rows[["person", "key"]])).to_numpy()
+    return ((rank_in_pair <= max_per_partition) & (rows_pair_rank <= max_partitions)).to_numpy()
+
+
+@pytest.mark.parametrize(("max_partitions", "max_per_partition"), [(1, 1), (2, 3), (6, 100)])
+def test_bound_contributions_matches_a_pandas_reference(max_partitions, max_per_partition):
+    rng = np.random.default_rng(5)
+    person, key = rng.integers(0, 50, 3_000), rng.integers(0, 6, 3_000)
+    priority = rng.random((3_000, 2))
+    keep = bound_contributions(person, key, max_partitions, max_per_partition, priority)
+    np.testing.assert_array_equal(
+        keep, _bound_with_pandas(person, key, max_partitions, max_per_partition, priority))
+
+
+def test_bound_contributions_keeps_exactly_what_the_bounds_allow(events):
+    """Per person at most l keys, per key at most C rows, and nothing more is dropped."""
+    person, days = events["person_id"].to_numpy(), events["day"].to_numpy()
+    for l0, linf in [(1, 1), (5, 2), (3, 10)]:
+        kept = events[bound_contributions(person, days, l0, linf, np.random.default_rng(3))]
+        per_pair = kept.groupby(["person_id", "day"]).size()
+        full = events.groupby(["person_id", "day"]).size()
+        assert per_pair.equals(full.loc[per_pair.index].clip(upper=linf))
+        assert kept.groupby("person_id")["day"].nunique().equals(
+            events.groupby("person_id")["day"].nunique().clip(upper=l0))
+
+
+def test_bound_contributions_picks_partitions_uniformly():
+    """A person with partitions of 1, 1 and 10 rows keeps each with probability 1/3 at l = 1,
+    whatever their sizes (a priority taken from the partition's smallest row would favour the
+    big one). Seeded; tolerance 4 standard errors."""
+    person = np.zeros(12, dtype=np.int64)
+    keys = np.array([0, 1] + [2] * 10)
+    rng = np.random.default_rng(8)
+    picked = np.zeros(3)
+    trials = 3_000
+    for _ in range(trials):
+        picked[np.unique(keys[bound_contributions(person, keys, 1, 100, rng)])] += 1
+    assert picked.sum() == trials
+    assert np.all(np.abs(picked / trials - 1 / 3) < 4 * math.sqrt(2 / 9 / trials))
+
+
+def test_bound_contributions_picks_rows_uniformly():
+    """Of 10 rows in one partition, C = 3 are kept: each with probability 3/10."""
+    person, keys = np.zeros(10, dtype=np.int64), np.zeros(10, dtype=np.int64)
+    rng = np.random.default_rng(9)
+    trials = 3_000
+    kept = sum(bound_contributions(person, keys, 1, 3, rng).astype(int) for _ in range(trials))
+    assert kept.sum() == 3 * trials
+    assert np.all(np.abs(kept / trials - 0.3) < 4 * math.sqrt(0.3 * 0.7 / trials))
+
+
+def test_removing_a_person_leaves_the_others_rows_unchanged(adult):
+    """Fixed priorities per row: the stability that makes the sensitivity l*C."""
+    table = event_table(adult.head(300), seed=4)
+    person, days = table["person_id"].to_numpy(), table["day"].to_numpy()
+    priority = np.random.default_rng(1).random((len(table), 2))
+    keep = bound_contributions(person, days, 3, 2, priority)
+    for u in np.unique(person)[:60]:
+        mask = person != u
+        np.testing.assert_array_equal(
+            bound_contributions(person[mask], days[mask], 3, 2, priority[mask]), keep[mask])
+
+
+def test_bound_contributions_of_an_empty_table():
+    empty = np.array([], dtype=np.int64)
+    assert bound_contributions(empty, empty, 1, 1, np.random.default_rng(0)).shape == (0,)
+
+
+@pytest.mark.parametrize(("args", "exc", "name"), [
+    ({"person": np.array([0.5, 1.0])}, TypeError, "person"),
+    ({"key": np.array(["a", "b"])}, TypeError, "key"),
+    ({"key": np.array([0, 1, 2])}, ValueError, "same length"),
+    ({"person": np.zeros((2, 1), dtype=int)}, ValueError, "person"),
+    ({"max_partitions": 0}, ValueError, "max_partitions"),
+    ({"max_partitions": 1.5}, TypeError, "max_partitions"),
+    ({"max_per_partition": 0}, ValueError, "max_per_partition"),
+    ({"priority": np.zeros((2, 3))}, ValueError, "priority"),
+    ({"priority": np.array([[0.1, np.nan], [0.2, 0.3]])}, ValueError, "priority"),
+    ({"priority": "random"}, TypeError, "priority"),
+])
+def test_bound_contributions_bad_input_names_the_parameter(args, exc, name):
+    call = {"person": np.array([0, 1]), "key": np.array([3, 3]), "max_partitions": 1,
+            "max_per_partition": 1, "priority": np.random.default_rng(0), **args}
+    with pytest.raises(exc, match=name):
+        bound_contributions(**call)
