@@ -126,6 +126,9 @@ def test_attack_and_bound(g):
     assert float(g["ml_bound_eps1"]) == pytest.approx(bound, abs=0.005)
     assert 2 * helpers.hypothesis_test_bound(2 * eps, delta_2) - 1 == pytest.approx(bound)
     assert float(g["ml_adv_eps1"]) <= float(g["ml_bound_eps1"])
+    # at eps = 8 the replace-one bound (2 eps = 16) is vacuous: 1 - 2 (1 - delta_2) / (e^16 + 1)
+    delta_8 = (1 + math.exp(8)) * 1e-5
+    assert float(g["ml_bound_eps8"]) == pytest.approx((math.exp(16) - 1 + 2 * delta_8) / (math.exp(16) + 1), abs=0.005)
     assert float(g["ml_adv_eps1"]) < float(g["ml_attack_adv"])
     assert float(g["ml_overfit_train_acc"].rstrip("%")) > float(g["ml_overfit_test_acc"].rstrip("%")) + 10
 
