@@ -38,7 +38,7 @@ from .validation import (as_scalar_or_array, check_delta, check_integer, check_p
 
 #: Only DP-SGD's ε is public (two chapters use it); the distributions stay package-level tools,
 #: used by the tests, until a chapter needs them.
-__all__ = ["dpsgd_epsilon"]
+__all__ = ["dpsgd_epsilon", "dpsgd_noise_multiplier"]
 
 #: Probability below which a tail of the loss is rounded to the grid's edge (pessimistically).
 _TAIL = 1e-18
@@ -470,3 +470,115 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
         raise ValueError(f"accountant must be 'pld' or 'rdp', got {accountant!r}")
     return max(_subsampled_gaussian_pld(q, z, direction=d, interval=interval)
                .self_compose(steps).epsilon(delta) for d in ("remove", "add"))
+
+
+#: The calibration's search range for the noise multiplier.
+_Z_MIN, _Z_MAX = 0.05, 1000.0
+
+
+def _bracket(meets: Callable[[float], bool], start: float, factor: float) -> tuple[float, float]:
+    """``(lo, hi)`` with ``hi / lo == factor``, ``meets(hi)`` and not ``meets(lo)``, from ``start``."""
+    if meets(start):
+        hi, lo = start, start / factor
+        while meets(lo):
+            if lo < _Z_MIN:
+                raise ValueError(f"epsilon is met by every noise multiplier down to {_Z_MIN}: "
+                                 "ask for a smaller epsilon")
+            hi, lo = lo, lo / factor
+    else:
+        lo, hi = start, start * factor
+        while not meets(hi):
+            if hi > _Z_MAX:
+                raise ValueError(f"epsilon is not met by any noise multiplier up to {_Z_MAX}: "
+                                 "ask for a larger epsilon")
+            lo, hi = hi, hi * factor
+    return lo, hi
+
+
+def _bisect(meets: Callable[[float], bool], lo: float, hi: float, rtol: float) -> float:
+    """Shrink ``(lo, hi)`` (not ``meets(lo)``, ``meets(hi)``) to ``hi / lo <= 1 + rtol``; return hi."""
+    while hi / lo > 1 + rtol:
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if meets(mid) else (mid, hi)
+    return hi
+
+
+def dpsgd_noise_multiplier(sampling_rate: float, epsilon: float, steps: int, delta: float,
+                           accountant: str = "pld", *, rtol: float = 1e-3,
+                           interval: float = 1e-4) -> float:
+    r"""The smallest noise multiplier whose DP-SGD run is (ε, δ)-DP: :func:`dpsgd_epsilon` inverted.
+
+    DP-SGD's ε falls as the noise multiplier z grows, so a bisection on z finds the smallest z
+    (up to a factor ``1 + rtol``) with ``dpsgd_epsilon(sampling_rate, z, steps, delta,
+    accountant) <= epsilon``. The returned z always meets the target under the chosen
+    accountant. With ``accountant="pld"`` the bisection runs on a grid ten times coarser than
+    ``interval`` (several times faster), and its answer is checked on ``interval`` itself
+    (and raised by factors ``1 + rtol`` until it meets the target there).
+
+    Parameters
+    ----------
+    sampling_rate : float
+        q in (0, 1]: the probability that a record enters a batch.
+    epsilon : float
+        Target ε > 0.
+    steps : int
+        Number of steps T >= 1.
+    delta : float
+        Target δ in (0, 1).
+    accountant : {"pld", "rdp"}, default "pld"
+        The accountant whose ε must meet the target (see :func:`dpsgd_epsilon`). The RDP
+        bound is looser, so it asks for more noise.
+    rtol : float, default 1e-3
+        Relative precision of z, in (0, 0.1].
+    interval : float, default 1e-4
+        The PLD grid (``accountant="pld"`` only).
+
+    Returns
+    -------
+    float
+        The noise multiplier z, between 0.05 and 1000.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range, or no z in [0.05, 1000] brackets the target. A
+        noise multiplier whose loss is too wide for the FFT counts as missing the target.
+
+    Examples
+    --------
+    >>> z = dpsgd_noise_multiplier(256 / 26048, 1.0, 102, 1e-5)
+    >>> dpsgd_epsilon(256 / 26048, z, 102, 1e-5) <= 1.0
+    True
+    """
+    q = check_real(sampling_rate, "sampling_rate")
+    if not 0 < q <= 1:
+        raise ValueError(f"sampling_rate must be in (0, 1], got {q}")
+    target = check_positive(epsilon, "epsilon")
+    steps = check_integer(steps, "steps", minimum=1)
+    delta = check_delta(delta)
+    if accountant not in ("pld", "rdp"):
+        raise ValueError(f"accountant must be 'pld' or 'rdp', got {accountant!r}")
+    rtol = check_positive(rtol, "rtol")
+    if rtol > 0.1:
+        raise ValueError(f"rtol must be in (0, 0.1], got {rtol}")
+    h = _check_interval(interval)
+
+    def meets_on(grid: float) -> Callable[[float], bool]:
+        def meets(z: float) -> bool:
+            try:
+                return dpsgd_epsilon(q, z, steps, delta, accountant, interval=grid) <= target
+            except ValueError:    # a loss too wide for the FFT: far above any useful target
+                return False
+        return meets
+
+    fine = meets_on(h)
+    if accountant == "rdp":
+        return _bisect(fine, *_bracket(fine, 1.0, 2.0), rtol)
+    # the search runs on a ten times coarser grid (several times faster; its ε differs from the
+    # fine grid's by about one coarse step); the answer is then checked on the fine grid, and
+    # raised by factors 1 + rtol until it meets the target there
+    coarse = meets_on(min(10 * h, 0.1))
+    z = _bisect(coarse, *_bracket(coarse, 1.0, 2.0), rtol)
+    while not fine(z):
+        z *= 1 + rtol
+    return z

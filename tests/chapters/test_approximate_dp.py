@@ -87,7 +87,7 @@ def test_where_the_classical_sigma_breaks(ch, g):
         return math.log(delta_scipy(sigma, eps) / delta)
 
     for key, delta in [("approx_break_1e3", 1e-3), ("approx_break_1e5", 1e-5),
-                       ("approx_ex_break_1e6", 1e-6)]:
+                       ("approx_ex_break_1e12", 1e-12)]:
         assert g[key] == f"{brentq(excess, 1.0, 15.0, args=(delta,)):.2f}"
     true_delta = delta_scipy(float(ch["classic_sigma"](1.0, 1e-5)), 1.0)
     assert g["approx_classic_true_delta"] == helpers.scientific(true_delta)

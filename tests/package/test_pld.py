@@ -175,3 +175,59 @@ def test_epsilon_is_exact_below_the_first_grid_loss():
     single = pld._PrivacyLossDistribution([1.0], 500, 1e-3)
     assert single.epsilon(0.1) == pytest.approx(0.5 + math.log(0.9), rel=1e-12)
     assert single.epsilon(0.99) == 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# dpsgd_noise_multiplier: dpsgd_epsilon inverted
+# --------------------------------------------------------------------------------------------
+#: (q, target ε, T): the ML chapter's full run at ε = 1 and its small models at ε = 8
+CALIBRATIONS = [(256 / 26048, 1.0, 102), (0.2, 8.0, 150)]
+
+
+@pytest.mark.parametrize(("q", "target", "steps"), CALIBRATIONS)
+def test_calibrated_noise_meets_the_target_by_dp_accounting_and_is_nearly_the_smallest(q, target, steps):
+    z = pld.dpsgd_noise_multiplier(q, target, steps, 1e-5)
+    event = dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z))
+    assert _reference(event, steps, 1e-5) <= target
+    # 1 % less noise misses the target (the search runs on a 10x coarser grid, 0.1 % steps)
+    less = dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(0.99 * z))
+    assert _reference(less, steps, 1e-5) > target
+
+
+def test_rdp_calibration_is_the_rdp_bound_inverted_and_asks_for_more_noise():
+    q, steps = 256 / 26048, 102
+    z_rdp = pld.dpsgd_noise_multiplier(q, 1.0, steps, 1e-5, accountant="rdp")
+    assert pld.dpsgd_epsilon(q, z_rdp, steps, 1e-5, accountant="rdp") <= 1.0
+    assert pld.dpsgd_epsilon(q, z_rdp / 1.001, steps, 1e-5, accountant="rdp") > 1.0
+    # dp-accounting's RDP accountant (fractional orders too) is a little tighter, never looser
+    rdp = dpa.rdp.RdpAccountant()
+    rdp.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z_rdp)), steps)
+    assert 0.94 <= rdp.get_epsilon(1e-5) <= 1.0 + 1e-9
+    assert z_rdp > 1.15 * pld.dpsgd_noise_multiplier(q, 1.0, steps, 1e-5)
+    assert pld.dpsgd_noise_multiplier(q, 2.0, steps, 1e-5, accountant="rdp") < z_rdp  # more ε, less noise
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [
+    ({"sampling_rate": 0.0}, "sampling_rate"),
+    ({"epsilon": 0.0}, "epsilon"),
+    ({"epsilon": math.nan}, "epsilon"),
+    ({"steps": 0}, "steps"),
+    ({"delta": 0.0}, "delta"),
+    ({"accountant": "moments"}, "accountant"),
+    ({"rtol": 0.5}, "rtol"),
+    ({"rtol": 0.0}, "rtol"),
+    ({"interval": 0.5}, "interval"),
+])
+def test_calibration_bad_input_names_the_parameter(kwargs, name):
+    args = {"sampling_rate": 0.1, "epsilon": 1.0, "steps": 10, "delta": 1e-5} | kwargs
+    with pytest.raises(ValueError, match=name):
+        pld.dpsgd_noise_multiplier(**args)
+
+
+def test_calibration_refuses_targets_out_of_reach():
+    with pytest.raises(ValueError, match="epsilon"):     # no noise up to z = 1000 is enough
+        pld.dpsgd_noise_multiplier(1.0, 1e-4, 1, 1e-5, accountant="rdp")
+    with pytest.raises(ValueError, match="epsilon"):     # even z = 0.05 already meets it
+        pld.dpsgd_noise_multiplier(0.1, 1e6, 1, 1e-5, accountant="rdp")
+    with pytest.raises(TypeError, match="steps"):
+        pld.dpsgd_noise_multiplier(0.1, 1.0, 10.0, 1e-5)
