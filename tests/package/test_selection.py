@@ -80,7 +80,7 @@ def test_sampling_matches_the_exact_distribution():
 def test_bad_input_is_rejected(kwargs, exc, word):
     args = dict(utilities=[1.0, 2.0], epsilon=1.0, sensitivity=1.0, rng=helpers.make_rng(0))
     args.update(kwargs)
-    with pytest.raises(exc, match=word):
+    with pytest.raises(exc, match=f"^{word} must"):  # the message opens with the parameter
         helpers.exponential_mechanism(**args)
 
 
@@ -116,5 +116,34 @@ def test_quantile_utility_peaks_at_the_quantile_and_has_sensitivity_max_q():
 def test_quantile_utility_rejects_bad_input(kwargs, exc, word):
     args = dict(values=[1.0, 2.0, 3.0], candidates=[0.0, 2.0], tau=0.5)
     args.update(kwargs)
-    with pytest.raises(exc, match=word):
+    with pytest.raises(exc, match=f"^{word} must"):
         helpers.quantile_utility(**args)
+
+
+class FixedDraw(np.random.Generator):
+    """A ``numpy.random.Generator`` whose uniform draws are all ``u``: the sampler's edges."""
+
+    def __init__(self, u: float):
+        super().__init__(np.random.PCG64(0))
+        self.u = u
+
+    def random(self, size=None):
+        return self.u if size is None else np.full(size, self.u)
+
+
+def test_sampling_by_inversion_at_the_ends_of_the_unit_interval():
+    """The largest draw below 1 picks the last candidate even when the probabilities' running
+    sum rounds below 1 (9 equal candidates: 0.9999999999999997); a draw of exactly 0 never picks
+    a candidate whose probability underflows to 0."""
+    top = FixedDraw(float(np.nextafter(1.0, 0.0)))
+    assert helpers.exponential_mechanism(np.zeros(9), 1.0, 1.0, top) == 8
+    assert helpers.exponential_mechanism(np.zeros(9), 1.0, 1.0, top, size=3).tolist() == [8] * 3
+    zero = FixedDraw(0.0)
+    assert helpers.exponential_mechanism_probabilities([-1e9, 0.0], 1.0, 1.0)[0] == 0.0
+    assert helpers.exponential_mechanism([-1e9, 0.0], 1.0, 1.0, zero) == 1
+    assert helpers.exponential_mechanism([-1e9, 0.0], 1.0, 1.0, zero, size=2).tolist() == [1, 1]
+
+
+def test_zero_draws_give_an_empty_int64_array():
+    out = helpers.exponential_mechanism([1.0, 2.0], 1.0, 1.0, helpers.make_rng(0), size=0)
+    assert out.shape == (0,) and out.dtype == np.int64
