@@ -251,9 +251,9 @@ def test_rho_is_exact_from_the_decimal_forms():
 def test_rdp_curve_is_alpha_delta_squared_over_two_sigma_squared():
     from dpcourse.gaussian import gaussian_rdp
 
-    orders = np.array([1.5, 2.0, 10.0])
-    assert gaussian_rdp(2.0, orders).tolist() == [1.5 / 8, 2 / 8, 10 / 8]
-    assert gaussian_rdp(2.0, orders, 3.0) == pytest.approx(orders * 9 / 8, rel=1e-15)
+    orders = np.array([1.5, 2.0, 10.0])  # σ = 3: σ² = 9 differs from 2σ (at σ = 2 both are 4)
+    assert gaussian_rdp(3.0, orders) == pytest.approx(orders / 18, rel=1e-15)
+    assert gaussian_rdp(3.0, orders, 2.0) == pytest.approx(orders * 4 / 18, rel=1e-15)
 
 
 @pytest.mark.parametrize("sigma, steps, l2", [(20.0, 1000, 1.0), (3.0, 50, 1.0), (6.0, 50, 2.0)])
@@ -270,6 +270,9 @@ def test_rdp_epsilon_of_many_releases(sigma, steps, l2):
     assert theirs * 0.95 <= ours <= theirs * 1.015
     assert ours >= helpers.gaussian_epsilon(sigma, 1e-5, math.sqrt(steps) * l2) * (1 - 1e-9)
     assert ours == pytest.approx(helpers.gaussian_rdp_epsilon(sigma / l2, steps, 1e-5), rel=1e-12)
+    # one release of σ/sqrt(steps) has the same ρ as steps releases of σ (steps = 1 is valid)
+    one = helpers.gaussian_rdp_epsilon(sigma / math.sqrt(steps), 1, 1e-5, l2)
+    assert one == pytest.approx(ours, rel=1e-9)
 
 
 ORDERS = np.arange(2, 41).astype(float)
@@ -286,7 +289,11 @@ def test_subsampled_rdp_equals_dp_accounting_at_integer_orders(q, z):
 
 def test_subsampled_rdp_without_subsampling_and_at_fractional_orders():
     # q = 1 is the plain Gaussian, α/(2z²), exactly; an order that is not an integer gets inf
-    assert helpers.subsampled_gaussian_rdp(1.0, 2.0, [3.0, 8.0]).tolist() == [3 / 8, 1.0]
+    assert helpers.subsampled_gaussian_rdp(1.0, 3.0, [3.0, 8.0]) == pytest.approx([3 / 18, 8 / 18],
+                                                                                  rel=1e-15)
+    # orders may be any real numbers: integers and fractions read as the same floats
+    assert np.array_equal(helpers.subsampled_gaussian_rdp(0.3, 0.8, [Fraction(2), 3, np.int64(4)]),
+                          helpers.subsampled_gaussian_rdp(0.3, 0.8, [2.0, 3.0, 4.0]))
     out = helpers.subsampled_gaussian_rdp(0.5, 1.0, [1.5, 2.0, 2.5])
     assert out[0] == math.inf and out[2] == math.inf and 0 < out[1] < 2 / 2
     assert out.shape == (3,)
@@ -311,3 +318,7 @@ def test_subsampled_rdp_without_subsampling_and_at_fractional_orders():
 def test_rdp_functions_reject_bad_input_naming_the_parameter(call, exc, word):
     with pytest.raises(exc, match=f"^{word} must"):
         call()
+    if word == "orders":
+        with pytest.raises(ValueError, match=r"^orders must be a non-empty 1-D array of finite "
+                                             r"values > 1$"):
+            call()

@@ -242,7 +242,8 @@ def test_discrete_laplace_scalar_and_exact_scales():
     b = helpers.discrete_laplace_noise("2.5", helpers.make_rng(9), size=200)
     c = helpers.discrete_laplace_noise(Fraction(5, 2), helpers.make_rng(9), size=200)
     assert np.array_equal(a, b) and np.array_equal(a, c)
-    assert helpers.discrete_laplace_noise(1.0, helpers.make_rng(0), size=0).shape == (0,)
+    empty = helpers.discrete_laplace_noise(1.0, helpers.make_rng(0), size=0)
+    assert empty.shape == (0,) and empty.dtype == np.int64
 
 
 @pytest.mark.parametrize("scale", [2.3, "2.3", np.float64(2.3), np.float32(2.3)])
