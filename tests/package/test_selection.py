@@ -26,6 +26,9 @@ def test_probabilities_are_the_softmax_of_eps_u_over_two_delta():
     assert np.allclose(p, w / w.sum(), rtol=1e-12)
     pm = helpers.exponential_mechanism_probabilities(u, 1.0, 1.0, monotone=True)
     assert np.allclose(pm, np.exp(u) / np.exp(u).sum(), rtol=1e-12)
+    # the sensitivity divides: exp(ε u / (2 Δu)) with Δu = 2, ε = 3
+    p2 = helpers.exponential_mechanism_probabilities(u, 3.0, 2.0)
+    assert np.allclose(p2, np.exp(3 * u / 4) / np.exp(3 * u / 4).sum(), rtol=1e-12)
     # huge scores do not overflow
     big = helpers.exponential_mechanism_probabilities([1e6, 1e6 - 2], 1.0, 1.0)
     assert big == pytest.approx([1 / (1 + math.e**-1), 1 / (1 + math.e)])
@@ -82,6 +85,13 @@ def test_bad_input_is_rejected(kwargs, exc, word):
     args.update(kwargs)
     with pytest.raises(exc, match=f"^{word} must"):  # the message opens with the parameter
         helpers.exponential_mechanism(**args)
+
+
+def test_quantile_utility_counts_values_strictly_below_and_strictly_above():
+    """-|(1 - τ) #{x < r} - τ #{x > r}|, by hand: values equal to a candidate count on neither side."""
+    assert helpers.quantile_utility([1, 2, 3, 4], [0, 2, 5], 0.5).tolist() == [-2.0, -0.5, -2.0]
+    assert helpers.quantile_utility([1, 2, 2, 3], [2, 2.5], 0.5).tolist() == [0.0, -1.0]
+    assert helpers.quantile_utility([2, 2, 2], [2], 0.25).tolist() == [0.0]
 
 
 def test_quantile_utility_peaks_at_the_quantile_and_has_sensitivity_max_q():
