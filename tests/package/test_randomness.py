@@ -102,8 +102,6 @@ def test_secure_random_arrays_are_int64_and_may_be_empty():
     (0, 2.5, None, TypeError, "high"),
     (0, 3, -1, ValueError, "size"),
     (0, 3, 1.5, TypeError, "size"),
-    (-2**63 - 1, 0, 2, ValueError, "low"),   # an array holds int64: a clear error, not overflow
-    (0, 2**63 + 1, 2, ValueError, "high"),
 ])
 def test_secure_random_bad_input(low, high, size, exc, word):
     with pytest.raises(exc, match=f"^{word} must"):  # the message opens with the parameter
