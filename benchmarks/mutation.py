@@ -129,6 +129,9 @@ def run_module(module: str, jobs: int, missed_only: bool = False) -> dict[str, o
     log.write_text("", encoding="utf-8")
     print(f"mutmut: {module} (log: {log.relative_to(ROOT)}) ...", flush=True)
     meta = ROOT / "mutants" / "chapters" / "dpcourse" / f"{module}.py.meta"
+    copy, source = meta.with_suffix(""), PACKAGE / f"{module}.py"
+    if copy.exists() and source.stat().st_mtime > copy.stat().st_mtime:
+        missed_only = False  # the module changed since its mutants were made: run them all
     if missed_only and meta.exists():
         missed = [m for m, s in statuses_of(module).items() if s not in ("killed", "timeout")]
         if missed:
