@@ -100,3 +100,9 @@ def test_check_generator_and_scalars():
     assert type(v.as_scalar_or_array(np.array(2.5))) is float
     vec = np.array([1.0, 2.0])
     assert v.as_scalar_or_array(vec) is vec
+
+
+@pytest.mark.parametrize("check", [v.check_positive, v.check_nonnegative, v.check_delta])
+def test_every_real_check_names_the_parameter_for_a_wrong_type(check):
+    with pytest.raises(TypeError, match="^rate must be a real number, got str$"):
+        check("0.5", "rate")
