@@ -8,6 +8,9 @@
 #   make benchmark [ARGS=--skip-ci]  measure the performance budget into benchmarks/report.{md,json}
 #   make mutation [MODULES="randomness gaussian"]  mutation score of chapters/dpcourse/ into the
 #                         same report (mutmut; slow, never part of make test; MUTATION-HOWTO.md)
+#   make assignments [VARIANT=n] [CHAPTERS="a b"]  the instructor edition: nbgrader's source,
+#                         student release and gradebook in assignments/ (instructors.md)
+#   make grade SUBMISSIONS=<dir> [GRADES=grades.csv]  autograde submitted notebooks into a CSV
 #   make data             rebuild data/*.csv from the UCI source
 #   make lock             re-resolve requirements-lock.txt from requirements-dev.txt
 #   make clean            remove _build/
@@ -34,7 +37,7 @@ export MKL_NUM_THREADS := 1
 export TZ := UTC
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: python-version venv actionlint book pdf test unit nbval site browser notebooks benchmark mutation data lock clean
+.PHONY: python-version venv actionlint book pdf test unit nbval site browser notebooks benchmark mutation data lock clean assignments grade
 
 python-version:
 	@$(PYTHON) -c 'import sys; v = "%d.%d" % sys.version_info[:2]; sys.exit(0 if v == "$(RUNTIME)" else \
@@ -109,6 +112,16 @@ benchmark: venv
 # ARGS=--missed-only re-runs only what the last run missed
 mutation: venv
 	$(BIN)/python benchmarks/mutation.py --jobs $(JOBS) $(ARGS) $(MODULES)
+
+VARIANT ?= 0
+CHAPTERS ?=
+GRADES ?= grades.csv
+assignments: venv
+	$(BIN)/python assignments/build.py --variant $(VARIANT) $(if $(CHAPTERS),--chapters $(CHAPTERS))
+
+grade: venv
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<dir> [GRADES=grades.csv]"; exit 2; }
+	$(BIN)/python assignments/grade.py $(SUBMISSIONS) --out $(GRADES)
 
 data: venv
 	$(BIN)/python data/build_data.py

@@ -36,6 +36,7 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
+from course_site.tables import reading_time, reading_time_sentence
 from reader_markdown import Resolved, escape, first_cell, reader_notebook
 
 LOGGER = logging.getLogger(__name__)
@@ -135,7 +136,8 @@ def _on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> 
     title = env.titles[docname].astext()
     page = f"{site}/{docname}.html" if site else None
     archive = f"{site}/{ARCHIVE_NAME}" if site else None
-    reader = reader_notebook(nb, resolved, first_cell(title, page, archive))
+    reader = reader_notebook(nb, resolved, first_cell(title, page, archive),
+                             reading_time_sentence(reading_time(source)))
     out = Path(app.doctreedir) / READER_DIR / f"{docname}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(reader, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -196,7 +198,7 @@ def _code_digest() -> str:
     that ``make book`` re-converts every chapter after an edit here (Sphinx rebuilds on it)."""
     here = Path(__file__).parent
     return hashlib.sha256(b"".join((here / name).read_bytes() for name in (
-        "reader_edition.py", "reader_markdown.py"))).hexdigest()[:16]
+        "reader_edition.py", "reader_markdown.py", "course_site/tables.py"))).hexdigest()[:16]
 
 
 def setup(app: Sphinx) -> dict[str, object]:

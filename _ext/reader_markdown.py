@@ -11,10 +11,13 @@ JupyterLab, which renders CommonMark, math and a little HTML, but no MyST roles 
 * ``prf:`` blocks and exercises get the site's header ("Definition 7.2 (Laplace mechanism)",
   "Exercise 7.3"), solutions go into ``<details>`` and the code cells of a solution are marked
   hidden (``jupyter.source_hidden`` and ``outputs_hidden``), so they stay collapsed until clicked;
+* code cells tagged ``remove-input`` (they publish numbers to the prose) have their source
+  hidden, as the page does not show it, and their outputs too when these are only glue records;
+  the chapter's reading time goes under its title;
 * a first cell names the course, the chapter's page on the site and how to get ``helpers.py``
   and the data.
 
-Code cells and their outputs are not changed (only the metadata of solution code cells).
+Code cells and their outputs are not changed (only the metadata of solution and `remove-input` cells).
 Anything the conversion does not know raises :class:`ReaderEditionError`: a new role or
 directive must be taught here rather than reach a reader as raw markup.
 """
@@ -265,8 +268,29 @@ def first_cell(title: str, page_url: str | None, archive_url: str | None) -> str
             f"them.")
 
 
-def reader_notebook(nb: dict, resolved: Resolved, intro: str) -> dict:
-    """The reader edition of the notebook ``nb`` (a dict in nbformat 4 layout)."""
+def _is_glue_record(output: dict) -> bool:
+    """Whether a stored output is only myst-nb's record of a glued value (no display)."""
+    return "scrapbook" in output.get("metadata", {}) and all(
+        kind.startswith("application/papermill.record/") for kind in output.get("data", {}))
+
+
+def _under_title(markdown: str, line: str) -> str:
+    """``markdown`` with ``line`` (in italics) as a paragraph right after its first heading."""
+    lines = markdown.split("\n")
+    for i, text in enumerate(lines):
+        if text.startswith("# "):
+            return "\n".join(lines[:i + 1] + ["", f"*{escape(line)}*"] + lines[i + 1:])
+    raise ReaderEditionError("the chapter has no title (# heading) for its reading time")
+
+
+def reader_notebook(nb: dict, resolved: Resolved, intro: str,
+                    reading_time: str | None = None) -> dict:
+    """The reader edition of the notebook ``nb`` (a dict in nbformat 4 layout).
+
+    ``reading_time``, when given, goes under the chapter's title, as on the page. Code cells
+    tagged ``remove-input`` (they only publish numbers to the prose; the page does not show
+    them) have their source hidden, as solution code cells have.
+    """
     out = copy.deepcopy(nb)
     roles, state, cells = _Roles(resolved), _State(), []
     for cell in out["cells"]:
@@ -275,11 +299,20 @@ def reader_notebook(nb: dict, resolved: Resolved, intro: str) -> dict:
             text = convert_markdown(source, resolved, state, roles)
             if not text.strip():
                 continue
+            if reading_time is not None:
+                text, reading_time = _under_title(text, reading_time), None
             cell["source"] = text.splitlines(keepends=True)  # as nbformat writes it
         elif cell["cell_type"] == "code" and state.solution:
             metadata = cell.setdefault("metadata", {})
             metadata.setdefault("jupyter", {}).update(source_hidden=True, outputs_hidden=True)
             metadata["collapsed"] = True  # the older key for hidden outputs, as JupyterLab saves it
+        elif cell["cell_type"] == "code" and "remove-input" in cell.get("metadata", {}).get(
+                "tags", []):
+            hidden = {"source_hidden": True}
+            if all(_is_glue_record(output) for output in cell.get("outputs", [])):
+                # nothing to see: JupyterLab has no renderer for a glue record and would say so
+                hidden["outputs_hidden"] = True
+            cell["metadata"].setdefault("jupyter", {}).update(hidden)
         cells.append(cell)
     if roles.position != len(resolved.xrefs):
         raise ReaderEditionError(f"{len(resolved.xrefs) - roles.position} resolved references "

@@ -4,7 +4,8 @@ What Jupyter Book 1.x does not do on its own, one module per concern; each modul
 says what it changes and why:
 
 * course content: :mod:`.location` (where the course lives, the footer), :mod:`.archive`
-  (``course.zip``), :mod:`.tables` (the run-time and syllabus tables);
+  (``course.zip``), :mod:`.tables` (the run-time and syllabus tables, and each chapter's
+  reading time under its title), :mod:`.assignments` (the instructors' problem list);
 * page weight: :mod:`.page_weight` runs the passes over the built site, with :mod:`.icons`,
   :mod:`.code_colours` and :mod:`.stylesheets`;
 * :mod:`.upstream_workarounds`: the only place that works around other projects' behaviour,
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import archive, location, page_weight, tables, upstream_workarounds
+from . import archive, assignments, location, page_weight, tables, upstream_workarounds
 
 
 def _write_course_archive(app: Sphinx, exception: Exception | None) -> None:
@@ -35,6 +36,8 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("html-page-context", location.on_page_context, priority=100)
     app.add_directive("execution-statistics", tables.ExecutionStatistics)
     app.add_directive("syllabus-table", tables.SyllabusTable)
+    app.add_directive("assignment-problems", assignments.AssignmentProblems)
+    app.add_transform(tables.ReadingTimeLine)
     app.connect("builder-inited", page_weight.restore_originals)
     # after the theme rewrites pygments.css with its light and dark styles (priority 500)
     app.connect("build-finished", _write_course_archive, priority=900)

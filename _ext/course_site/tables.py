@@ -4,7 +4,8 @@ What it changes, and why: a reader planning a session wants each chapter's readi
 long its notebook runs, and neither may be typed by hand. ``execution-statistics`` lists every
 chapter notebook with its code cells and run time; ``syllabus-table`` lists every chapter with
 its part, title, reading time and run time. Run times come from ``benchmarks/report.json``
-(written by ``make benchmark``); reading times from the chapters' own prose. A chapter that has
+(written by ``make benchmark``); reading times from the chapters' own prose and shown code
+(:func:`reading_time`, which the chapter pages and the reader edition also show). A chapter that has
 not been benchmarked yet shows "not measured yet": adding a chapter never needs a benchmark run
 before the site builds and its tests pass. Titles are links (Sphinx's ``pending_xref``) that
 Sphinx fills in with the chapter's own heading.
@@ -15,11 +16,13 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from sphinx import addnodes
+from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective
 
 from .archive import toc_chapters
@@ -37,13 +40,99 @@ def notebook_run_seconds(srcdir: Path) -> dict[str, float]:
     return json.loads(report.read_text(encoding="utf-8")).get("notebooks_s", {})
 
 
+#: Reading rates (the syllabus page states and cites them): prose at 200 words a minute
+#: (Brysbaert 2019 measured 238 for silent reading of English non-fiction; technical prose with
+#: formulas is slower) and a line of code in 10 seconds (360 lines an hour, slower than the 500
+#: lines an hour above which reviewers in the SmartBear/Cisco study missed defects, Cohen 2006).
+SECONDS_PER_CODE_LINE = 10
+#: Tags whose code cell shows no source on the page (hide-input: only behind a toggle).
+HIDDEN_INPUT_TAGS = {"remove-input", "remove-cell", "hide-input"}
+_MARKUP = re.compile(
+    r"^\s*(?::{3,}|`{3,})\{[\w:-]+\}"       # a directive's opening fence (its title stays)
+    r"|^\s*(?::{3,}|`{3,})\s*$"              # a closing fence
+    r"|^:[\w-]+:.*$"                         # a directive option
+    r"|^\([^()\s]+\)=\s*$",                  # a target label
+    flags=re.M)
+
+
+@dataclass(frozen=True)
+class ReadingTime:
+    """What a reader sees by default in one chapter, and how long it takes to read."""
+
+    words: int
+    code_lines: int
+
+    @property
+    def minutes(self) -> int:
+        seconds = self.words / WORDS_PER_MINUTE * 60 + self.code_lines * SECONDS_PER_CODE_LINE
+        return max(1, math.ceil(seconds / 60))
+
+
+def _words(markdown: str) -> int:
+    text = _MARKUP.sub(" ", markdown)
+    # a role reads as its text: {doc}`title <target>` -> title, {glue:text}`key` -> one word
+    text = re.sub(r"\{glue:[a-z]+\}`[^`]*`", " N ", text)
+    text = re.sub(r"\{[a-z][\w:-]*\}`([^`<]*)<[^`>]*>`", r" \1 ", text)
+    text = re.sub(r"\{[a-z][\w:-]*\}`([^`]*)`", r" \1 ", text)
+    text = re.sub(r"[#*>|_]", " ", text)
+    return sum(1 for token in text.split() if re.search(r"\w", token))
+
+
+def _solution_markers(source: str) -> list[tuple[int, str]]:
+    """(position, "start" | "end" | "block") of each solution directive in a Markdown cell."""
+    found = [(m.start(), "start") for m in re.finditer(r"^:{3,}\{solution-start\}", source, re.M)]
+    found += [(m.start(), "end") for m in re.finditer(r"^:{3,}\{solution-end\}", source, re.M)]
+    found += [(m.start(), "block") for m in re.finditer(r"^:{3,}\{solution\}", source, re.M)]
+    return sorted(found)
+
+
+def _outside_solutions(source: str, inside: bool) -> tuple[str, bool]:
+    """The text of a Markdown cell that is not in a (folded) solution, and whether the cell
+    ends inside a gated solution (``solution-start`` ... ``solution-end``)."""
+    kept, position = [], 0
+    for start, kind in _solution_markers(source):
+        if kind == "block":
+            if not inside:
+                kept.append(source[position:start])
+            fence = re.match(r":{3,}", source[start:]).group(0)
+            close = re.compile(rf"^{fence}\s*$", re.M).search(source, start + len(fence))
+            position = close.end() if close else len(source)
+        elif kind == "start":
+            if not inside:
+                kept.append(source[position:start])
+            inside, position = True, start
+        else:
+            inside, position = False, start
+    if not inside:
+        kept.append(source[position:])
+    return "\n".join(kept), inside
+
+
+def reading_time(path: Path | str) -> ReadingTime:
+    """The words and shown code lines of a chapter notebook, outside its folded solutions.
+
+    Words: the Markdown cells without MyST markup (fences, options, labels, role names).
+    Code lines: the non-blank lines of code cells whose source the page shows (not tagged
+    ``remove-input``, ``remove-cell`` or ``hide-input``). Outputs do not count.
+    """
+    cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
+    words = lines = 0
+    inside = False
+    for cell in cells:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            text, inside = _outside_solutions(source, inside)
+            words += _words(text)
+        elif cell["cell_type"] == "code" and not inside:
+            tags = set(cell.get("metadata", {}).get("tags", []))
+            if not tags & HIDDEN_INPUT_TAGS:
+                lines += sum(1 for line in source.splitlines() if line.strip())
+    return ReadingTime(words=words, code_lines=lines)
+
+
 def reading_minutes(path: Path) -> int:
-    """Reading time of a chapter's prose at 200 words a minute, rounded up to 5 minutes."""
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    prose = " ".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
-    prose = re.sub(r"\$\$.*?\$\$|\{[a-z:]+\}`[^`]*`|`[^`]*`|[#*:>|]", " ", prose, flags=re.S)
-    words = len(prose.split())
-    return max(5, 5 * math.ceil(words / WORDS_PER_MINUTE / 5))
+    """Estimated reading time of a chapter in whole minutes (:func:`reading_time`)."""
+    return reading_time(path).minutes
 
 
 def run_time(seconds: dict[str, float], name: str, decimals: int) -> str:
@@ -139,3 +228,30 @@ class SyllabusTable(SphinxDirective):
             rows.append([str(number), part, _doc_link(self.env, doc), str(minutes), run])
         return [_table(["Chapter", "Part", "Title", "Reading (min)", "Run time (s)"], rows,
                        [8, 27, 45, 10, 10], ["syllabus-table"])]
+
+
+def reading_time_sentence(time: ReadingTime) -> str:
+    """The line under a chapter's title, on the page and in the reader edition."""
+    return (f"Reading time: about {time.minutes} minutes ({time.words:,} words and "
+            f"{time.code_lines} lines of code; the exercises take about as long again).")
+
+
+def is_chapter_notebook(env: Any, docname: str) -> bool:
+    return docname.startswith("chapters/") and Path(env.doc2path(docname)).suffix == ".ipynb"
+
+
+class ReadingTimeLine(SphinxTransform):
+    """Put the chapter's reading time (:func:`reading_time`) right under its title."""
+
+    default_priority = 500
+
+    def apply(self, **kwargs: Any) -> None:
+        if not is_chapter_notebook(self.env, self.env.docname):
+            return
+        section = next(iter(self.document.findall(nodes.section)), None)
+        if section is None or not isinstance(section[0], nodes.title):
+            return
+        time = reading_time(self.env.doc2path(self.env.docname))
+        line = nodes.paragraph(classes=["reading-time"])
+        line += nodes.emphasis(text=reading_time_sentence(time))
+        section.insert(1, line)

@@ -253,3 +253,22 @@ def test_population_inference_about_someone_outside_the_data(glued, adult):
     assert abs(posterior - true_share) < 0.02  # Lap(2) noise on counts of about 300 and 100
     assert posterior > 2.5 * float(glued["dp_pop_prior"].rstrip("%")) / 100
     assert float(glued["dp_pop_alice_shift"]) < 1 / len(doc)
+
+
+def test_glued_largest_epsilon_for_a_five_percent_posterior(glued):
+    """Exercise: the posterior odds e^ε · (1/99) stay below 5/95 exactly when ε ≤ ln(99·5/95)."""
+    bound = math.log((5 / 95) * 99)
+    assert glued["dp_ex_post_max_eps"] == f"{bound:.2f}"
+    odds = math.exp(float(glued["dp_ex_post_max_eps"]) - 0.005) / 99
+    assert odds / (1 + odds) < 0.05
+
+
+def test_the_inline_randomized_response_matches_the_helper():
+    """The chapter's two-line randomized response draws the same reports as the helper from the
+    same seed, and its one-line test bound is the helper's bound."""
+    ns = notebook_namespace("differential-privacy", ["randomized_response_core", "best_test_success"])
+    bits = np.arange(1000) % 2
+    for eps in (0.1, 1.0, 3.0):
+        assert np.array_equal(ns["randomized_response_core"](bits, eps, helpers.make_rng(9)),
+                              helpers.randomized_response(bits, eps, helpers.make_rng(9)))
+        assert ns["best_test_success"](eps) == pytest.approx(helpers.hypothesis_test_bound(eps))

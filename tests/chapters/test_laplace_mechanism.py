@@ -128,3 +128,32 @@ def test_best_test_with_other_rows_known_is_exact_and_below_bound(health):
     assert np.allclose(attack["knows other 9 rows (exact)"].to_numpy(), expected)
     grid = np.linspace(1e-3, 20, 20_000)
     assert np.all(1 - 0.5 * np.exp(-grid / 2) < np.exp(grid) / (1 + np.exp(grid)))
+
+
+def test_error_bound_exercise_answers():
+    """Exercise on the error bound: each glued answer turns the exact tail around, computed here
+    from the tail of scipy's Laplace distribution (an independent implementation)."""
+    from conftest import glued
+
+    g = glued("laplace-mechanism")
+    # (a) the 99.9% half-width at ε = 0.5 is the 0.9995 quantile of Lap(2); one more nine adds
+    # the difference of two such quantiles
+    assert float(g["lap_ex_t999"]) == pytest.approx(stats.laplace.ppf(0.9995, scale=2), abs=0.005)
+    step = stats.laplace.ppf(0.9995, scale=2) - stats.laplace.ppf(0.995, scale=2)
+    assert float(g["lap_ex_nine_step"]) == pytest.approx(step, abs=0.005)
+    # (b) the smallest ε whose 95% bound is 10: Pr[|Lap(1/ε)| >= 10] = 0.05 at that ε
+    eps = float(g["lap_ex_min_eps"])
+    # (rounded to 3 decimals, which moves the tail by at most 10 × 0.0005 relative: 1%)
+    assert 2 * stats.laplace.sf(10, scale=1 / eps) == pytest.approx(0.05, rel=1e-2)
+    # (c) sensitivity 80 at ε gives the same bound as a count at 0.5 when 80/ε = 1/0.5
+    assert float(g["lap_ex_sum_eps"]) == 80 / 2
+    assert g["lap_ex_sum_eps"] == "40"
+
+
+def test_the_inline_cores_match_the_helpers():
+    """The chapter's one-line mechanism and few-line attack draw the same numbers as the
+    course's helpers from the same seed (the chapter says the helpers do the same)."""
+    ns = notebook_namespace("laplace-mechanism", ["laplace_core"])
+    for value in (100.0, np.array([1.0, 2.0, 3.0])):
+        assert np.array_equal(ns["laplace_core"](value, 2, 0.5, helpers.make_rng(5)),
+                              helpers.laplace_mechanism(value, 2, 0.5, helpers.make_rng(5)))

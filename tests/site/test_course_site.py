@@ -83,10 +83,58 @@ def test_a_chapter_not_benchmarked_yet_says_so_in_both_tables(tmp_path):
     assert rows == [("chapters/datasets", "datasets.ipynb", 1, "3.3"),
                     ("chapters/sensitivity", "sensitivity.ipynb", 2, "not measured yet")]
     assert total == "3.3 (1 not measured yet)"
-    # 1,100 words at 200 a minute: 5.5 minutes, rounded up to 10
+    # 1,100 words at 200 a minute (5.5 minutes) and one or two lines of code at 10 seconds
+    # each: 5.67 and 5.83 minutes, rounded up to 6
     assert tables.syllabus_rows(book) == [
-        (1, "Part A", "chapters/datasets", 10, "3"),
-        (2, "Part A", "chapters/sensitivity", 10, "not measured yet")]
+        (1, "Part A", "chapters/datasets", 6, "3"),
+        (2, "Part A", "chapters/sensitivity", 6, "not measured yet")]
+
+
+def _reading(tmp_path: Path, *cells: dict) -> tables.ReadingTime:
+    path = tmp_path / ("chapter" + ".ipynb")  # a notebook of the given cells
+    path.write_text(json.dumps({"cells": list(cells)}), encoding="utf-8")
+    return tables.reading_time(path)
+
+
+def _md(text: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": text}
+
+
+def _code(text: str, *tags: str) -> dict:
+    return {"cell_type": "code", "metadata": {"tags": list(tags)}, "source": text}
+
+
+def test_reading_time_counts_what_the_page_shows(tmp_path):
+    """Prose words without MyST markup, and the non-blank lines of shown code only."""
+    time = _reading(
+        tmp_path,
+        _md("# Title\n\n(sec-label)=\n:::{prf:definition} Two words\n:label: def-x\n\n"
+            "See {doc}`sensitivity`, {glue:text}`key` and {term}`the glossary <Glossary>`.\n:::"),
+        _code("x = 1\n\nprint(x)"),                      # 2 lines
+        _code('glue("key", x)', "remove-input"),          # hidden on the page: 0
+        _code("import inspect", "hide-input"),            # behind a toggle: 0
+        _code("y = 2", "hide-output"))                    # the code shows: 1
+    # Title / Two words / See sensitivity, N and the glossary.
+    assert time == tables.ReadingTime(words=1 + 2 + 6, code_lines=3)
+
+
+def test_reading_time_leaves_out_folded_solutions(tmp_path):
+    time = _reading(
+        tmp_path,
+        _md("::::{exercise}\n:label: ex-a\n\nOne two three.\n::::\n\n"
+            ":::{solution-start} ex-a\n:class: dropdown\n:::\nHidden words here."),
+        _code("a = 1\nb = 2"),                           # inside the gated solution
+        _md(":::{solution-end}\n:::\n\nFour five."),
+        _md("::::{solution} ex-a\n:class: dropdown\n\nAlso hidden.\n::::\nSix."),
+        _code("c = 3"))
+    assert time == tables.ReadingTime(words=6, code_lines=1)
+
+
+def test_reading_minutes_use_the_stated_rates():
+    assert tables.ReadingTime(words=2000, code_lines=0).minutes == 10     # 200 words a minute
+    assert tables.ReadingTime(words=0, code_lines=60).minutes == 10      # 10 seconds a line
+    assert tables.ReadingTime(words=2001, code_lines=0).minutes == 11    # rounded up
+    assert tables.ReadingTime(words=0, code_lines=0).minutes == 1
 
 
 def test_without_any_benchmark_report_every_run_time_is_not_measured_yet(tmp_path):

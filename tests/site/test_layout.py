@@ -4,6 +4,8 @@
   underscores); a page of the book that is not a notebook (``notation.md``) may have one too;
 * ``tests/package/test_<module>.py``: only for a module of ``chapters/dpcourse/``, or
   ``test_helpers.py`` for the facade that re-exports them;
+* ``tests/assignments/``: the instructor edition (``assignments/``): its grading library, every
+  problem, and nbgrader end to end;
 * ``tests/site/``: everything about the build and the repository; these files alone may mark
   tests ``site``, ``browser``, ``pdf`` or ``bundle`` (``conftest.py`` refuses the markers
   elsewhere, so ``make unit`` and ``make test``'s final run never disagree about a test).
@@ -45,6 +47,6 @@ def test_every_package_test_names_a_module_of_the_package():
 def test_test_file_names_are_unique_across_folders():
     """pytest imports test files by their base name (no ``__init__.py``), so two files with one
     name in two folders would clash."""
-    names = [p.name for folder in ("package", "chapters", "site")
+    names = [p.name for folder in ("package", "chapters", "assignments", "site")
              for p in (TESTS / folder).glob("test_*.py")]
     assert len(names) == len(set(names))

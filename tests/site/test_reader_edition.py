@@ -102,6 +102,9 @@ def test_no_markup_is_left_and_the_page_text_is_there(chapter):
     source = "\n".join(_source(c) for c in _cells(ROOT / "chapters" / f"{chapter}.ipynb")
                        if c["cell_type"] == "markdown")
     assert source.count("{glue:text}`") == sum(kind == "glue" for kind, _ in shown), chapter
+    # the reading time under the title, as on the page
+    line = re.search(r'<p class="reading-time"><em>(.*?)</em></p>', article).group(1)
+    assert markdown[1].split("\n")[2] == f"*{html.unescape(line)}*", chapter
 
 
 def test_numbers_and_references_match_the_site(chapter):
@@ -139,8 +142,11 @@ def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
             assert after is code[0] and "course.zip" in _source(after), _source(after)
         meta = {k: v for k, v in after["metadata"].items() if k not in ("jupyter", "collapsed")}
         assert meta == before["metadata"]
+        removed = "remove-input" in before["metadata"].get("tags", [])  # only publishes numbers
+        records = all("scrapbook" in o.get("metadata", {}) for o in before["outputs"])
         assert after["metadata"].get("jupyter") == (
-            {"source_hidden": True, "outputs_hidden": True} if hidden else None), _source(after)
+            {"source_hidden": True, "outputs_hidden": True} if hidden or (removed and records) else
+            {"source_hidden": True} if removed else None), _source(after)
         assert after["metadata"].get("collapsed") == (True if hidden else None)
     source = "\n".join(_source(c) for c in original if c["cell_type"] == "markdown")
     solutions = source.count("{solution}") + source.count("{solution-start}")

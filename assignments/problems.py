@@ -1,0 +1,379 @@
+"""The instructor edition's problems: read from text, turned into nbgrader notebooks, run.
+
+A problem is one Markdown file, ``assignments/problems/<chapter>/<problem>.md`` (the format is
+described on the instructors' page, ``instructors.md``, under "Adding a problem"): YAML front
+matter, the prompt in the course's Markdown, then fenced ``python`` blocks whose info string
+says what they are (``setup``, ``solution``, ``test points=N [hidden]``, ``mutant name=...``,
+``alternative name=...``).
+
+* :func:`load_problems` reads them all; :meth:`Problem.constants` draws a variant's constants;
+* :func:`chapter_notebook` writes one chapter's nbgrader source notebook (the prompts converted
+  by the reader edition's converter, ``_ext/reader_markdown.py``);
+* :func:`run_problem` grades one problem in this process, with the reference solution, a mutant
+  or any other code in place of the solution block: the same cells and the same points as
+  nbgrader's autograde, without a kernel (the tests' fast path).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import sys
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+PROBLEMS = HERE / "problems"
+for _path in (ROOT / "_ext", ROOT / "chapters", HERE):
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
+
+from reader_markdown import (  # noqa: E402  (the path above)
+    ReaderEditionError, Resolved, _Roles, _State, _ROLE_OR_CODE, convert_markdown)
+
+#: A fenced block of a problem file: ```python <kind> [options]
+_FENCE = re.compile(r"^```python[ \t]+(?P<info>[^\n]*)\n(?P<code>.*?)^```[ \t]*$", re.M | re.S)
+KINDS = ("setup", "solution", "test", "mutant", "alternative")
+BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
+PREAMBLE = "import dpgrader"
+
+
+class ProblemError(ValueError):
+    """A problem file breaks the format (the message names the file and what is wrong)."""
+
+
+def chapter_order() -> list[str]:
+    """Chapter names in the book's order (``_toc.yml``)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    return [c["file"].split("/")[-1] for part in toc["parts"] for c in part["chapters"]
+            if c["file"].startswith("chapters/")]
+
+
+def chapter_title(chapter: str) -> str:
+    """The chapter's title: the first heading of its notebook."""
+    nb = json.loads((ROOT / "chapters" / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            for line in "".join(cell["source"]).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    raise ProblemError(f"chapters/{chapter}.ipynb has no '# ' title")
+
+
+@dataclass
+class Block:
+    kind: str
+    code: str
+    points: float = 0.0
+    hidden: bool = False
+    name: str = ""
+    catches: str = ""  # a mutant: what kind of mistake it is (wrong-scale, no-clipping, ...)
+
+
+@dataclass
+class Problem:
+    path: Path
+    chapter: str
+    pid: str
+    meta: dict
+    prompt: str
+    blocks: list[Block] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        return self.meta["title"]
+
+    def one(self, kind: str) -> Block:
+        return next(b for b in self.blocks if b.kind == kind)
+
+    def of(self, kind: str) -> list[Block]:
+        return [b for b in self.blocks if b.kind == kind]
+
+    @property
+    def points(self) -> float:
+        return sum(b.points for b in self.of("test"))
+
+    def constants(self, variant: int = 0) -> dict[str, Any]:
+        """The problem's constants in ``variant``: 0 takes the first value of each list (the
+        chapter's), ``n > 0`` draws each from the list's other values with a generator seeded by
+        ``(n, problem id)``, and a fresh seed for each ``{seed: ...}``."""
+        rng = None
+        if variant:
+            import numpy as np
+            rng = np.random.default_rng([variant, zlib.crc32(self.pid.encode())])
+        out = {}
+        for name, spec in (self.meta.get("constants") or {}).items():
+            if isinstance(spec, dict) and set(spec) == {"seed"}:
+                out[name] = int(rng.integers(2**31 - 1)) if rng is not None else spec["seed"]
+            elif isinstance(spec, list) and spec:
+                # a variant draws from the other values: never the public numbers of variant 0
+                others = spec[1:] or spec
+                out[name] = others[int(rng.integers(len(others)))] if rng is not None else spec[0]
+            else:
+                raise ProblemError(f"{self.path}: constant {name} must be a non-empty list of "
+                                   "values or {seed: <default>}")
+        return out
+
+    def setup_code(self, variant: int = 0) -> str:
+        lines = [f"{name} = {value!r}" for name, value in self.constants(variant).items()]
+        setup = [b.code for b in self.of("setup")]
+        return "\n".join(lines + ([""] if lines and setup else []) + setup).strip() + "\n"
+
+
+def _info(text: str, path: Path) -> Block:
+    words = text.split()
+    kind, options, flags = words[0], {}, set()
+    if kind not in KINDS:
+        raise ProblemError(f"{path}: block kind {kind!r} is not one of {KINDS}")
+    for word in words[1:]:
+        key, eq, value = word.partition("=")
+        if eq:
+            options[key] = value
+        else:
+            flags.add(key)
+    if flags - {"hidden"} or set(options) - {"points", "name", "catches"}:
+        raise ProblemError(f"{path}: unknown option in '{text}'")
+    return Block(kind=kind, code="", points=float(options.get("points", 0)),
+                 hidden="hidden" in flags, name=options.get("name", ""),
+                 catches=options.get("catches", ""))
+
+
+def load_problem(path: Path) -> Problem:
+    text = path.read_text(encoding="utf-8")
+    match = re.match(r"^---\n(.*?)\n---\n(.*)$", text, re.S)
+    if not match:
+        raise ProblemError(f"{path}: no YAML front matter between '---' lines")
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as error:
+        raise ProblemError(f"{path}: the front matter is not YAML ({error})") from None
+    body = match.group(2)
+    for key in ("title", "order", "minutes", "concept", "exercise"):
+        if key not in meta:
+            raise ProblemError(f"{path}: front matter needs '{key}'")
+    first = _FENCE.search(body)
+    if first is None:
+        raise ProblemError(f"{path}: no ```python blocks")
+    problem = Problem(path=path, chapter=path.parent.name, pid=path.stem, meta=meta,
+                      prompt=body[:first.start()].strip())
+    for fence in _FENCE.finditer(body):
+        block = _info(fence.group("info"), path)
+        block.code = fence.group("code").rstrip() + "\n"
+        problem.blocks.append(block)
+    counts = {k: len(problem.of(k)) for k in KINDS}
+    if counts["solution"] != 1 or counts["test"] < 1:
+        raise ProblemError(f"{path}: needs one solution block and at least one test block")
+    solution = problem.one("solution").code
+    if BEGIN_SOLUTION not in solution or END_SOLUTION not in solution:
+        raise ProblemError(f"{path}: the solution block needs {BEGIN_SOLUTION} ... "
+                           f"{END_SOLUTION} around the part students write")
+    if any(b.points <= 0 for b in problem.of("test")):
+        raise ProblemError(f"{path}: every test block needs points=N > 0")
+    if not problem.of("mutant") or not problem.of("alternative"):
+        raise ProblemError(f"{path}: needs at least one mutant and one alternative block")
+    return problem
+
+
+def load_problems(chapters: list[str] | None = None) -> list[Problem]:
+    """Every problem, in the book's chapter order, then by ``order``."""
+    order = chapter_order()
+    problems = [load_problem(p) for p in sorted(PROBLEMS.glob("*/*.md"))]
+    for p in problems:
+        if p.chapter not in order:
+            raise ProblemError(f"{p.path}: {p.chapter} is not a chapter of _toc.yml")
+    if chapters:
+        problems = [p for p in problems if p.chapter in chapters]
+    return sorted(problems, key=lambda p: (order.index(p.chapter), p.meta["order"], p.pid))
+
+
+# ---------------------------------------------------------------- Markdown, as the reader sees it
+
+def _doc_markdown(docname: str, site: str) -> str:
+    title = chapter_title(docname.split("/")[-1])
+    return f"[{title}]({site}/{docname}.html)" if site else f"*{title}*"
+
+
+def reader_markdown(text: str, where: str) -> str:
+    """A prompt in the course's Markdown, converted like the reader edition's notebooks.
+
+    ``{doc}`` roles (to a chapter: ``{doc}`/chapters/laplace-mechanism```) become the chapter's
+    title, linked to the site when ``COURSE_SITE_URL`` is set; any other role is refused (the
+    prompts are built without Sphinx, which resolves the rest).
+    """
+    site = os.environ.get("COURSE_SITE_URL", "").rstrip("/")
+    xrefs = []
+    for match in _ROLE_OR_CODE.finditer(text):
+        role = match.group("role")
+        if role is None:
+            continue
+        if role != "doc":
+            raise ReaderEditionError(f"{where}: only {{doc}} roles are allowed in a problem, "
+                                     f"not {{{role}}}")
+        docname = match.group("body").strip().lstrip("/")
+        if not (ROOT / f"{docname}.ipynb").exists():
+            raise ReaderEditionError(f"{where}: {{doc}}`{docname}` is not a chapter")
+        xrefs.append(("std", "doc", docname, _doc_markdown(docname, site)))
+    resolved = Resolved(xrefs=xrefs)
+    roles = _Roles(resolved)
+    return convert_markdown(text, resolved, _State(), roles)
+
+
+# ---------------------------------------------------------------- notebooks
+
+def _cell(kind: str, source: str, nbgrader: dict | None = None) -> dict:
+    cell: dict[str, Any] = {"cell_type": kind, "metadata": {}, "source": source.strip("\n")}
+    if nbgrader is not None:
+        cell["id"] = nbgrader["grade_id"]  # nbformat 4.5 ids: stable, so diffs stay small
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
+    if nbgrader is not None:
+        meta = {"grade": False, "locked": False, "solution": False, "task": False,
+                "schema_version": 3}
+        meta.update(nbgrader)
+        cell["metadata"]["nbgrader"] = meta
+    return cell
+
+
+def test_source(block: Block) -> str:
+    if block.hidden:
+        return (f"# Hidden tests: they run when your work is graded.\n{BEGIN_HIDDEN}\n"
+                f"{block.code.rstrip()}\n{END_HIDDEN}\n")
+    return block.code
+
+
+def problem_cells(problem: Problem, number: int, variant: int = 0) -> list[dict]:
+    pid = problem.pid
+    points = problem.points
+    head = (f"## Problem {number}: {problem.title} ({points:g} point"
+            f"{'s' if points != 1 else ''})\n\n"
+            f"{reader_markdown(problem.prompt, str(problem.path))}")
+    cells = [_cell("markdown", head, {"grade_id": f"{pid}-prompt", "locked": True}),
+             _cell("code", problem.setup_code(variant), {"grade_id": f"{pid}-setup",
+                                                         "locked": True}),
+             _cell("code", problem.one("solution").code, {"grade_id": f"{pid}-solution",
+                                                          "solution": True})]
+    for i, block in enumerate(problem.of("test"), 1):
+        cells.append(_cell("code", test_source(block),
+                           {"grade_id": f"{pid}-test-{i}", "grade": True, "locked": True,
+                            "points": block.points}))
+    return cells
+
+
+def chapter_notebook(chapter: str, problems: list[Problem], variant: int = 0) -> dict:
+    """The nbgrader source notebook of one chapter's problems."""
+    title = chapter_title(chapter)
+    total = sum(p.points for p in problems)
+    intro = (f"# Assignment: {title}\n\n"
+             f"{reader_markdown('This assignment grades what the chapter {doc}`/chapters/' + chapter + '` teaches.', chapter)} "
+             f"It has {len(problems)} problem{'s' if len(problems) != 1 else ''}, {total:g} points in all. Write your code where a "
+             "cell says `YOUR CODE HERE` (delete the `raise NotImplementedError()` line) and "
+             "keep the names and signatures it gives. The test cells below each problem check "
+             "part of your answer now; hidden tests, which check the privacy of what you wrote, "
+             "run when your work is graded. Restart the kernel and run all cells before you "
+             "hand it in. A function that runs more than a few seconds in a test is stopped "
+             "and that problem scores 0.")
+    cells = [_cell("markdown", intro, {"grade_id": "intro", "locked": True}),
+             _cell("code", PREAMBLE, {"grade_id": "preamble", "locked": True})]
+    for number, problem in enumerate(problems, 1):
+        cells.extend(problem_cells(problem, number, variant))
+    return {"cells": cells, "metadata": {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+
+
+# ---------------------------------------------------------------- in-process grading
+
+@dataclass
+class Outcome:
+    """What grading one problem gave: per test block, passed and the feedback."""
+
+    score: float
+    points: float
+    feedback: list[str]
+
+    @property
+    def full(self) -> bool:
+        return self.score == self.points
+
+
+def run_problem(problem: Problem, solution: str | None = None, variant: int = 0,
+                cell_seconds: float = 30.0) -> Outcome:
+    """Grade ``problem`` here, with ``solution`` (code) in place of the solution block.
+
+    ``solution=None`` runs the reference; pass ``student_solution(problem)`` for the untouched
+    release. Each cell runs under ``cell_seconds`` (nbgrader's per-cell timeout); a test cell
+    scores its points when it raises nothing, as in nbgrader.
+    """
+    import dpgrader
+
+    code = problem.one("solution").code if solution is None else solution
+    namespace: dict[str, Any] = {"__name__": "__main__"}
+    cwd = os.getcwd()
+    score, feedback = 0.0, []
+    sink = io.StringIO()
+    try:
+        os.chdir(ROOT)  # data/ is where dpgrader.load_adult looks, as in a release
+        with contextlib.redirect_stdout(sink):
+            exec(compile(PREAMBLE, "<preamble>", "exec"), namespace)
+            exec(compile(problem.setup_code(variant), f"<{problem.pid} setup>", "exec"),
+                 namespace)
+            try:
+                with dpgrader.time_limit(cell_seconds, "the solution cell"):
+                    exec(compile(code, f"<{problem.pid} solution>", "exec"), namespace)
+            except Exception:  # the student's cell raised: its tests will say what is missing
+                pass
+            for block in problem.of("test"):
+                try:
+                    with dpgrader.time_limit(cell_seconds, "the test cell"):
+                        points = _run_test_cell(block, namespace, problem.pid)
+                except Exception as error:  # noqa: BLE001  (nbgrader: any error scores 0)
+                    feedback.append(f"{type(error).__name__}: {error}")
+                else:
+                    score += points
+    finally:
+        os.chdir(cwd)
+    return Outcome(score=score, points=problem.points, feedback=feedback)
+
+
+def _run_test_cell(block: Block, namespace: dict, pid: str) -> float:
+    """Run one test cell; its score as nbgrader's ``determine_grade`` gives it: 0 on an error
+    or any output to stderr (a warning), the number a final expression shows (partial
+    credit), else all its points."""
+    import ast
+    import warnings
+
+    tree = ast.parse(block.code)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    err = io.StringIO()
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(err):
+        warnings.simplefilter("always")
+        exec(compile(tree, f"<{pid} test>", "exec"), namespace)
+        value = (eval(compile(ast.Expression(last.value), f"<{pid} test>", "eval"), namespace)
+                 if last is not None else None)
+    if caught or err.getvalue():
+        text = err.getvalue() or str(caught[0].message)
+        raise RuntimeError(f"the test cell wrote to stderr, which nbgrader scores 0: {text}")
+    if value is not None:
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    return block.points
+
+
+def student_solution(problem: Problem) -> str:
+    """The solution block as nbgrader releases it (the solution replaced by a stub)."""
+    code = problem.one("solution").code
+    pattern = re.compile(rf"^(?P<indent>[ \t]*){re.escape(BEGIN_SOLUTION)}.*?"
+                         rf"{re.escape(END_SOLUTION)}[ \t]*$", re.M | re.S)
+    return pattern.sub(lambda m: f"{m['indent']}# YOUR CODE HERE\n"
+                                 f"{m['indent']}raise NotImplementedError()", code)

@@ -1,0 +1,72 @@
+"""The instructors' page (``instructors.md``): every number in its prose is the code's.
+
+The page's problem list is generated from the problem files when the site is built
+(``_ext/course_site/assignments.py``; ``tests/site/test_instructors_page.py`` reads it back);
+the numbers written in its prose are checked here against the grading library, nbgrader's
+configuration and the problems.
+"""
+
+from __future__ import annotations
+
+import re
+import runpy
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "assignments"))
+
+import dpgrader  # noqa: E402
+import problems as P  # noqa: E402
+
+PAGE = (ROOT / "instructors.md").read_text(encoding="utf-8")
+
+
+class _Config:
+    def __getattr__(self, name):
+        value = _Section()
+        object.__setattr__(self, name, value)
+        return value
+
+
+class _Section:
+    pass
+
+
+def nbgrader_config():
+    config = _Config()
+    runpy.run_path(str(ROOT / "assignments" / "nbgrader_config.py"),
+                   init_globals={"get_config": lambda: config})
+    return config
+
+
+def test_the_numbers_in_the_prose_are_the_codes():
+    assert dpgrader.FALSE_FAIL == 1e-6 and "$10^{-6}$" in PAGE
+    assert f"stopped after {dpgrader.TIME_LIMIT:g} seconds" in PAGE
+    config = nbgrader_config()
+    assert f"longer than {config.Execute.timeout} seconds" in PAGE
+    assert config.Execute.interrupt_on_timeout is True
+    assert f'course_id = "{config.CourseDirectory.course_id}"' in PAGE
+
+
+def test_the_example_is_a_real_problem():
+    match = re.search(r"`(assignments/problems/[\w/-]+\.md)` is a complete example", PAGE)
+    assert match and (ROOT / match.group(1)).exists()
+    example = P.load_problem(ROOT / match.group(1))
+    assert f"title: {example.title}" in PAGE and f"exercise: {example.meta['exercise']}" in PAGE
+
+
+def test_the_feedback_quoted_is_what_the_library_says():
+    quoted = re.search(r'"(your mechanism\'s output ratio on\s+neighbouring inputs reached '
+                       r'[^"]+)"', PAGE).group(1)
+    quoted = " ".join(quoted.split())
+    import math
+
+    theta = math.exp(1) / (1 + math.exp(1))  # the keep probability used as theta by mistake
+    same = theta + (1 - theta) / 2
+    try:
+        dpgrader.check_pure_dp_exact(lambda b: {b: same, 1 - b: 1 - same}, [(0, 1)], 1.0)
+    except dpgrader.CheckFailed as error:
+        assert str(error) == quoted
+    else:
+        raise AssertionError("the quoted failure did not fail")
