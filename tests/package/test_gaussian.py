@@ -8,6 +8,7 @@ The exact δ is checked three independent ways: scipy's normal CDF at moderate v
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -76,6 +77,21 @@ def test_analytic_sigma_matches_dp_accounting(epsilon, delta):
         get_sigma_gaussian(epsilon, delta), rel=1e-6)
 
 
+@pytest.mark.parametrize("l2", [0.25, 3.0, 10.0])
+def test_analytic_sigma_meets_delta_exactly_at_every_sensitivity(l2):
+    """The exact condition holds for the returned σ itself, at the sensitivity asked for.
+
+    The root search lands within about 1e-14 of the threshold, on either side; in about a third
+    of these 27 cases it lands just below, where δ(σ) exceeds the target by a few units in the
+    last place and only the final round-up (which must use this ``l2``) makes σ valid.
+    """
+    for epsilon in (0.5, 3.0, 10.0):
+        for delta in (1e-3, 1e-6, 1e-10):
+            sigma = helpers.gaussian_sigma(epsilon, delta, l2)
+            assert helpers.gaussian_delta(sigma, epsilon, l2) <= delta, (epsilon, delta)
+            assert helpers.gaussian_delta(sigma * (1 - 1e-9), epsilon, l2) > delta
+
+
 def test_sigma_scales_with_l2_sensitivity():
     assert helpers.gaussian_sigma(0.7, 1e-6, 4.0) == pytest.approx(
         4 * helpers.gaussian_sigma(0.7, 1e-6), rel=1e-9)
@@ -127,7 +143,7 @@ def test_gaussian_mechanism_noise_is_normal_with_sd_sigma():
     (lambda: helpers.gaussian_epsilon(1.0, 1e-5, -1.0), ValueError, "l2_sensitivity"),
 ])
 def test_bad_input_is_rejected(call, exc, word):
-    with pytest.raises(exc, match=word):
+    with pytest.raises(exc, match=f"^{word} must"):  # the message opens with the parameter
         call()
 
 
@@ -184,3 +200,125 @@ def test_epsilon_is_vectorised_and_zero_when_delta_is_already_met():
     # at sigma = 1 the total variation distance delta(0) = 2 Phi(1/2) - 1 is about 0.383
     assert helpers.gaussian_epsilon(1.0, 0.5) == 0.0
     assert helpers.gaussian_epsilon(1.0, 0.38) > 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Edges of the calibration: where the root search must walk, and exact equality with δ(0)
+# --------------------------------------------------------------------------------------------
+
+
+def test_sigma_search_walks_its_bracket_as_far_as_needed():
+    """The search starts from σ in [Δ/e, eΔ]. A target δ between δ(eΔ)/e and δ(eΔ) must still
+    walk the upper end up, and δ = 0.5 (never e times a reachable δ) the lower end down."""
+    target = helpers.gaussian_delta(math.e, 1.0) / 2
+    for epsilon, delta in [(1.0, target), (1.0, 0.5), (12.0, 0.9)]:
+        sigma = helpers.gaussian_sigma(epsilon, delta)
+        assert helpers.gaussian_delta(sigma, epsilon) <= delta
+        assert helpers.gaussian_delta(sigma * (1 - 1e-12), epsilon) > delta
+
+
+def test_epsilon_is_zero_exactly_at_the_total_variation_delta():
+    """At δ = δ(0) the mechanism is (0, δ)-DP, so the smallest ε is 0, not a tiny bisection end."""
+    for sigma in (0.5, 2.0):
+        assert helpers.gaussian_epsilon(sigma, helpers.gaussian_delta(sigma, 0.0)) == 0.0
+
+
+def test_delta_of_a_huge_sigma_is_zero_without_a_warning():
+    """Where the two normal terms are equal in double precision (or the second rounds above the
+    first), δ is 0, with no division warning and no NaN."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert helpers.gaussian_delta(1e20, 0.0) == 0.0
+        assert helpers.gaussian_delta(1e8, 0.001) == 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Rényi DP and zCDP of the Gaussian (gaussian_rho, gaussian_rdp, gaussian_rdp_epsilon,
+# subsampled_gaussian_rdp), against hand-computed values and Google's dp-accounting
+# --------------------------------------------------------------------------------------------
+
+
+def test_rho_is_exact_from_the_decimal_forms():
+    from dpcourse.gaussian import gaussian_rho
+
+    assert gaussian_rho(2.0) == Fraction(1, 8)                # Δ²/(2σ²) with Δ = 1
+    assert gaussian_rho(0.1, 0.3) == Fraction(9, 2)           # (3/10)² / (2 (1/10)²), exactly
+    assert gaussian_rho(4.0, 2.0) == Fraction(1, 8)
+
+
+def test_rdp_curve_is_alpha_delta_squared_over_two_sigma_squared():
+    from dpcourse.gaussian import gaussian_rdp
+
+    orders = np.array([1.5, 2.0, 10.0])  # σ = 3: σ² = 9 differs from 2σ (at σ = 2 both are 4)
+    assert gaussian_rdp(3.0, orders) == pytest.approx(orders / 18, rel=1e-15)
+    assert gaussian_rdp(3.0, orders, 2.0) == pytest.approx(orders * 4 / 18, rel=1e-15)
+
+
+@pytest.mark.parametrize("sigma, steps, l2", [(20.0, 1000, 1.0), (3.0, 50, 1.0), (6.0, 50, 2.0)])
+def test_rdp_epsilon_of_many_releases(sigma, steps, l2):
+    """Within 1.5% of dp-accounting's RDP accountant (which optimises over fewer orders), never
+    below the exact ε of the composition (one Gaussian with sensitivity sqrt(steps) Δ), and the
+    same for (σ, Δ) as for (σ/Δ, 1)."""
+    import dp_accounting as dpa
+
+    ours = helpers.gaussian_rdp_epsilon(sigma, steps, 1e-5, l2)
+    accountant = dpa.rdp.RdpAccountant()
+    accountant.compose(dpa.GaussianDpEvent(sigma / l2), steps)
+    theirs = accountant.get_epsilon(1e-5)
+    assert theirs * 0.95 <= ours <= theirs * 1.015
+    assert ours >= helpers.gaussian_epsilon(sigma, 1e-5, math.sqrt(steps) * l2) * (1 - 1e-9)
+    assert ours == pytest.approx(helpers.gaussian_rdp_epsilon(sigma / l2, steps, 1e-5), rel=1e-12)
+    # one release of σ/sqrt(steps) has the same ρ as steps releases of σ (steps = 1 is valid)
+    one = helpers.gaussian_rdp_epsilon(sigma / math.sqrt(steps), 1, 1e-5, l2)
+    assert one == pytest.approx(ours, rel=1e-9)
+
+
+ORDERS = np.arange(2, 41).astype(float)
+
+
+@pytest.mark.parametrize("q, z", [(0.01, 1.2), (0.3, 0.8), (0.9, 2.0)])
+def test_subsampled_rdp_equals_dp_accounting_at_integer_orders(q, z):
+    import dp_accounting as dpa
+
+    accountant = dpa.rdp.RdpAccountant(orders=list(ORDERS))
+    accountant.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z)), 1)
+    assert np.allclose(helpers.subsampled_gaussian_rdp(q, z, ORDERS), accountant._rdp, rtol=1e-9)
+
+
+def test_subsampled_rdp_without_subsampling_and_at_fractional_orders():
+    # q = 1 is the plain Gaussian, α/(2z²), exactly; an order that is not an integer gets inf
+    assert helpers.subsampled_gaussian_rdp(1.0, 3.0, [3.0, 8.0]) == pytest.approx([3 / 18, 8 / 18],
+                                                                                  rel=1e-15)
+    # orders may be any real numbers: integers and fractions read as the same floats
+    assert np.array_equal(helpers.subsampled_gaussian_rdp(0.3, 0.8, [Fraction(2), 3, np.int64(4)]),
+                          helpers.subsampled_gaussian_rdp(0.3, 0.8, [2.0, 3.0, 4.0]))
+    out = helpers.subsampled_gaussian_rdp(0.5, 1.0, [1.5, 2.0, 2.5])
+    assert out[0] == math.inf and out[2] == math.inf and 0 < out[1] < 2 / 2
+    assert out.shape == (3,)
+
+
+@pytest.mark.parametrize("call, exc, word", [
+    (lambda: helpers.gaussian_rdp_epsilon(0.0, 10, 1e-5), ValueError, "sigma"),
+    (lambda: helpers.gaussian_rdp_epsilon(1.0, 0, 1e-5), ValueError, "steps"),
+    (lambda: helpers.gaussian_rdp_epsilon(1.0, 1.5, 1e-5), TypeError, "steps"),
+    (lambda: helpers.gaussian_rdp_epsilon(1.0, 10, 1e-5, 0.0), ValueError, "l2_sensitivity"),
+    (lambda: helpers.gaussian_rdp_epsilon(1.0, 10, 1.0), ValueError, "delta"),
+    (lambda: helpers.subsampled_gaussian_rdp(0.0, 1.0, [2.0]), ValueError, "sampling_rate"),
+    (lambda: helpers.subsampled_gaussian_rdp(1.5, 1.0, [2.0]), ValueError, "sampling_rate"),
+    (lambda: helpers.subsampled_gaussian_rdp("0.1", 1.0, [2.0]), TypeError, "sampling_rate"),
+    (lambda: helpers.subsampled_gaussian_rdp(0.1, 0.0, [2.0]), ValueError, "noise_multiplier"),
+    (lambda: helpers.subsampled_gaussian_rdp(0.1, 1.0, []), ValueError, "orders"),
+    (lambda: helpers.subsampled_gaussian_rdp(0.1, 1.0, [[2.0, 3.0]]), ValueError, "orders"),
+    (lambda: helpers.subsampled_gaussian_rdp(0.1, 1.0, [2.0, math.inf]), ValueError, "orders"),
+    (lambda: helpers.subsampled_gaussian_rdp(0.1, 1.0, [2.0, math.nan]), ValueError, "orders"),
+    (lambda: helpers.subsampled_gaussian_rdp(0.1, 1.0, [1.0, 2.0]), ValueError, "orders"),
+])
+def test_rdp_functions_reject_bad_input_naming_the_parameter(call, exc, word):
+    with pytest.raises(exc, match=f"^{word} must"):
+        call()
+    if word == "orders":
+        with pytest.raises(ValueError, match=r"^orders must be a non-empty 1-D array of finite "
+                                             r"values > 1$"):
+            call()

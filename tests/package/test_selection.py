@@ -26,6 +26,9 @@ def test_probabilities_are_the_softmax_of_eps_u_over_two_delta():
     assert np.allclose(p, w / w.sum(), rtol=1e-12)
     pm = helpers.exponential_mechanism_probabilities(u, 1.0, 1.0, monotone=True)
     assert np.allclose(pm, np.exp(u) / np.exp(u).sum(), rtol=1e-12)
+    # the sensitivity divides: exp(ε u / (2 Δu)) with Δu = 2, ε = 3
+    p2 = helpers.exponential_mechanism_probabilities(u, 3.0, 2.0)
+    assert np.allclose(p2, np.exp(3 * u / 4) / np.exp(3 * u / 4).sum(), rtol=1e-12)
     # huge scores do not overflow
     big = helpers.exponential_mechanism_probabilities([1e6, 1e6 - 2], 1.0, 1.0)
     assert big == pytest.approx([1 / (1 + math.e**-1), 1 / (1 + math.e)])
@@ -80,8 +83,15 @@ def test_sampling_matches_the_exact_distribution():
 def test_bad_input_is_rejected(kwargs, exc, word):
     args = dict(utilities=[1.0, 2.0], epsilon=1.0, sensitivity=1.0, rng=helpers.make_rng(0))
     args.update(kwargs)
-    with pytest.raises(exc, match=word):
+    with pytest.raises(exc, match=f"^{word} must"):  # the message opens with the parameter
         helpers.exponential_mechanism(**args)
+
+
+def test_quantile_utility_counts_values_strictly_below_and_strictly_above():
+    """-|(1 - τ) #{x < r} - τ #{x > r}|, by hand: values equal to a candidate count on neither side."""
+    assert helpers.quantile_utility([1, 2, 3, 4], [0, 2, 5], 0.5).tolist() == [-2.0, -0.5, -2.0]
+    assert helpers.quantile_utility([1, 2, 2, 3], [2, 2.5], 0.5).tolist() == [0.0, -1.0]
+    assert helpers.quantile_utility([2, 2, 2], [2], 0.25).tolist() == [0.0]
 
 
 def test_quantile_utility_peaks_at_the_quantile_and_has_sensitivity_max_q():
@@ -116,5 +126,34 @@ def test_quantile_utility_peaks_at_the_quantile_and_has_sensitivity_max_q():
 def test_quantile_utility_rejects_bad_input(kwargs, exc, word):
     args = dict(values=[1.0, 2.0, 3.0], candidates=[0.0, 2.0], tau=0.5)
     args.update(kwargs)
-    with pytest.raises(exc, match=word):
+    with pytest.raises(exc, match=f"^{word} must"):
         helpers.quantile_utility(**args)
+
+
+class FixedDraw(np.random.Generator):
+    """A ``numpy.random.Generator`` whose uniform draws are all ``u``: the sampler's edges."""
+
+    def __init__(self, u: float):
+        super().__init__(np.random.PCG64(0))
+        self.u = u
+
+    def random(self, size=None):
+        return self.u if size is None else np.full(size, self.u)
+
+
+def test_sampling_by_inversion_at_the_ends_of_the_unit_interval():
+    """The largest draw below 1 picks the last candidate even when the probabilities' running
+    sum rounds below 1 (9 equal candidates: 0.9999999999999997); a draw of exactly 0 never picks
+    a candidate whose probability underflows to 0."""
+    top = FixedDraw(float(np.nextafter(1.0, 0.0)))
+    assert helpers.exponential_mechanism(np.zeros(9), 1.0, 1.0, top) == 8
+    assert helpers.exponential_mechanism(np.zeros(9), 1.0, 1.0, top, size=3).tolist() == [8] * 3
+    zero = FixedDraw(0.0)
+    assert helpers.exponential_mechanism_probabilities([-1e9, 0.0], 1.0, 1.0)[0] == 0.0
+    assert helpers.exponential_mechanism([-1e9, 0.0], 1.0, 1.0, zero) == 1
+    assert helpers.exponential_mechanism([-1e9, 0.0], 1.0, 1.0, zero, size=2).tolist() == [1, 1]
+
+
+def test_zero_draws_give_an_empty_int64_array():
+    out = helpers.exponential_mechanism([1.0, 2.0], 1.0, 1.0, helpers.make_rng(0), size=0)
+    assert out.shape == (0,) and out.dtype == np.int64
