@@ -8,8 +8,7 @@
   cell of the whole site, inside the toggle of a ``hide-output`` cell.
 * Each chapter states its reading time right under its title.
 
-``tests/site/test_learner_notebooks.py`` checks the notebooks themselves without a build; its
-``PENDING`` set (chapters not converted yet) applies here too.
+``tests/site/test_learner_notebooks.py`` checks the notebooks themselves without a build.
 """
 
 from __future__ import annotations
