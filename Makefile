@@ -7,7 +7,7 @@
 #   make pdf              build the PDF edition into _build/latex/ (needs TeX Live, see .ci/run)
 #   make benchmark [ARGS=--skip-ci]  measure the performance budget into benchmarks/report.{md,json}
 #   make mutation [MODULES="randomness gaussian"]  mutation score of chapters/dpcourse/ into the
-#                         same report (mutmut; slow, never part of make test; MUTATION-HOWTO.md)
+#                         same report (mutmut; slow, never part of make test; README.md, "The mutation score")
 #   make assignments [VARIANT=n] [CHAPTERS="a b"]  the instructor edition: nbgrader's source,
 #                         student release and gradebook in assignments/ (instructors.md)
 #   make grade SUBMISSIONS=<dir> [GRADES=grades.csv]  autograde submitted notebooks into a CSV

@@ -1,7 +1,7 @@
 """The mutation score of ``chapters/dpcourse/``, module by module, into benchmarks/report.{md,json}.
 
 Run with ``make mutation`` (every module) or ``make mutation MODULES="randomness gaussian"``;
-how to read and act on the result: ``MUTATION-HOWTO.md``. Not part of ``make test``.
+how to read and act on the result: README.md, "The mutation score". Not part of ``make test``.
 
 For each module, one at a time, this runs mutmut 3 (configured in ``setup.cfg``, ``[mutmut]``)
 on the module's mutants only, each mutant against the module's own tests,
