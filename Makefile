@@ -6,6 +6,8 @@
 #   make nbval [NB=...]   check that stored outputs reproduce
 #   make pdf              build the PDF edition into _build/latex/ (needs TeX Live, see .ci/run)
 #   make benchmark [ARGS=--skip-ci]  measure the performance budget into benchmarks/report.{md,json}
+#   make mutation [MODULES="randomness gaussian"]  mutation score of chapters/dpcourse/ into the
+#                         same report (mutmut; slow, never part of make test; MUTATION-HOWTO.md)
 #   make data             rebuild data/*.csv from the UCI source
 #   make lock             re-resolve requirements-lock.txt from requirements-dev.txt
 #   make clean            remove _build/
@@ -32,7 +34,7 @@ export MKL_NUM_THREADS := 1
 export TZ := UTC
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: python-version venv actionlint book pdf test unit nbval site browser notebooks benchmark data lock clean
+.PHONY: python-version venv actionlint book pdf test unit nbval site browser notebooks benchmark mutation data lock clean
 
 python-version:
 	@$(PYTHON) -c 'import sys; v = "%d.%d" % sys.version_info[:2]; sys.exit(0 if v == "$(RUNTIME)" else \
@@ -101,6 +103,11 @@ notebooks: venv
 
 benchmark: venv
 	$(BIN)/python benchmarks/run.py $(ARGS)
+
+# mutmut (setup.cfg, [mutmut]) over each module of chapters/dpcourse/ named in MODULES (default:
+# all), one module at a time, each against tests/package/test_<module>.py; JOBS mutants at a time
+mutation: venv
+	$(BIN)/python benchmarks/mutation.py --jobs $(JOBS) $(MODULES)
 
 data: venv
 	$(BIN)/python data/build_data.py

@@ -46,6 +46,7 @@ BIN = Path(sys.executable).parent
 REPORT = ROOT / "benchmarks" / "report.json"
 sys.path[:0] = [str(ROOT / "chapters"), str(ROOT / "tests"), str(ROOT / "_ext")]
 import scale  # noqa: E402  (benchmarks/scale.py, beside this file)
+import mutation  # noqa: E402  (benchmarks/mutation.py: `make mutation` writes its own section)
 import lighthouse  # noqa: E402  (benchmarks/lighthouse.py, beside this file)
 
 TARGETS = {
@@ -271,6 +272,7 @@ def main() -> None:
     else:
         print("scale (benchmarks/scale.py) ...", flush=True)
         results["scale"] = scale.measure()
+    results["mutation"] = previous.get("mutation")  # measured by `make mutation`, not here
     write_report(results)
 
 
@@ -373,6 +375,8 @@ def markdown(r: dict) -> str:
               for name, w in r["pages"].items()]
     if r.get("scale"):
         lines += scale.markdown(r["scale"])
+    if r.get("mutation"):
+        lines += mutation.markdown(r["mutation"])
     return "\n".join(lines) + "\n"
 
 

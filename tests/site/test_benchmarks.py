@@ -44,9 +44,10 @@ def test_a_target_is_met_strictly_below_it_and_unmeasured_ones_are_left_out():
 
 
 def test_the_report_marks_each_missed_target(report):
-    # the scale and Lighthouse sections judge their own targets (benchmarks/scale.py and
-    # benchmarks/lighthouse.py): leave them out to count run.TARGETS' marks alone
-    r = {k: v for k, v in copy.deepcopy(report).items() if k not in ("scale", "lighthouse")}
+    # the scale, Lighthouse and mutation sections judge their own targets (benchmarks/scale.py,
+    # benchmarks/lighthouse.py, benchmarks/mutation.py): leave them out to count run.TARGETS' marks
+    r = {k: v for k, v in copy.deepcopy(report).items()
+         if k not in ("scale", "lighthouse", "mutation")}
     name = sorted(set(run.TARGETS) & set(r))[0]
     for key in run.TARGETS:
         if key in r:
@@ -74,3 +75,47 @@ def test_the_readme_quotes_the_committed_report(report):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "<!-- report:" in readme
     assert run.quote_report(readme, report) == readme
+
+
+# --------------------------------------------------------------------------------------------
+# benchmarks/mutation.py (`make mutation`): its arithmetic and the equivalent-mutant list; mutmut
+# itself never runs in a test
+# --------------------------------------------------------------------------------------------
+
+mutation = run.mutation
+
+
+def test_the_mutation_score_excludes_only_listed_survivors():
+    statuses = {"m.x_f__mutmut_1": "killed", "m.x_f__mutmut_2": "timeout",
+                "m.x_f__mutmut_3": "survived", "m.x_f__mutmut_4": "no tests",
+                "m.x_f__mutmut_5": "survived", "m.x_f__mutmut_6": "killed"}
+    r = mutation.score(statuses, {"m.x_f__mutmut_5", "m.x_f__mutmut_6"})
+    # 3 caught of 6 - 1 equivalent; the listed mutant that a test kills is not excluded
+    assert r["score"] == pytest.approx(3 / 5)
+    assert (r["mutants"], r["equivalent"], r["survived"], r["no_tests"]) == (6, 1, 2, 1)
+    assert r["missed"] == ["m.x_f__mutmut_3", "m.x_f__mutmut_4"]
+    assert r["killed_but_listed"] == ["m.x_f__mutmut_6"]
+
+
+def test_an_equivalent_entry_is_compared_with_the_change_mutmut_shows():
+    diff = ("--- chapters/dpcourse/m.py\n+++ chapters/dpcourse/m.py\n@@ -1,3 +1,3 @@\n"
+            " def f(x):\n-    return x >= 0\n+    return x > 0\n")
+    assert mutation.changed_lines(diff) == ["- return x >= 0", "+ return x > 0"]
+    assert mutation.module_of("chapters.dpcourse.gaussian.x_gaussian_sigma__mutmut_3") == "gaussian"
+
+
+def test_every_equivalent_mutant_is_in_a_module_and_has_a_reason():
+    entries = mutation.load_equivalents()
+    assert all(mutation.module_of(name) in mutation.modules() for name in entries)
+    assert all(len(e["reason"].split()) >= 5 and e["change"] for e in entries.values())
+
+
+def test_each_mutant_runs_against_its_own_modules_tests():
+    sys.path.insert(0, str(ROOT / "tests"))
+    from mutation_paths import own_test_file
+
+    assert own_test_file("chapters.dpcourse.gaussian.x_gaussian_sigma__mutmut_3") == (
+        "tests/package/test_gaussian.py")
+    assert own_test_file("chapters.dpcourse.randomness.xǁSecureRandomǁintegers__mutmut_1") == (
+        "tests/package/test_randomness.py")
+    assert own_test_file("stats") is None and own_test_file("") is None
