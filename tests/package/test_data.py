@@ -101,6 +101,18 @@ def test_loader_missing_data_gives_clear_error(tmp_path, monkeypatch):
         helpers.load_health()
 
 
+def test_missing_data_error_names_the_file_and_the_fix(tmp_path, monkeypatch):
+    monkeypatch.setattr(dpcourse.data, "_DATA_DIR", tmp_path)
+    for load, name in ((helpers.load_health, "health.csv"),
+                       (helpers.load_adult, "adult_with_pii.csv")):
+        with pytest.raises(FileNotFoundError) as err:
+            load()
+        assert str(err.value) == (
+            f"{tmp_path / name} not found. The notebooks need the course's data/ folder beside "
+            "chapters/: download the whole course archive (or clone the repository) rather than "
+            "one notebook.")
+
+
 def test_health_schema(health):
     assert len(health) == 10
     assert list(health.columns) == ["name", "ssn", "dob", "marital_status", "sex", "zip",
