@@ -113,6 +113,18 @@ def test_missing_data_error_names_the_file_and_the_fix(tmp_path, monkeypatch):
             "one notebook.")
 
 
+def test_only_an_empty_field_is_missing(tmp_path, monkeypatch):
+    """Text that pandas would take for missing by default ("NA", "None", "null") is a value: a
+    person can be called Null or come from NA (Namibia); only the empty field is missing."""
+    (tmp_path / "health.csv").write_text(
+        "name,ssn,dob,marital_status,sex,zip,ethnicity,problem\n"
+        "Null,900-01-0001,1970-01-01,NA,Male,02138,None,\n", encoding="utf-8")
+    monkeypatch.setattr(dpcourse.data, "_DATA_DIR", tmp_path)
+    row = helpers.load_health().iloc[0]
+    assert (row["name"], row["marital_status"], row["ethnicity"]) == ("Null", "NA", "None")
+    assert pd.isna(row["problem"])
+
+
 def test_health_schema(health):
     assert len(health) == 10
     assert list(health.columns) == ["name", "ssn", "dob", "marital_status", "sex", "zip",
