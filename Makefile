@@ -105,9 +105,10 @@ benchmark: venv
 	$(BIN)/python benchmarks/run.py $(ARGS)
 
 # mutmut (setup.cfg, [mutmut]) over each module of chapters/dpcourse/ named in MODULES (default:
-# all), one module at a time, each against tests/package/test_<module>.py; JOBS mutants at a time
+# all), one module at a time, each against tests/package/test_<module>.py; JOBS mutants at a time;
+# ARGS=--missed-only re-runs only what the last run missed
 mutation: venv
-	$(BIN)/python benchmarks/mutation.py --jobs $(JOBS) $(MODULES)
+	$(BIN)/python benchmarks/mutation.py --jobs $(JOBS) $(ARGS) $(MODULES)
 
 data: venv
 	$(BIN)/python data/build_data.py

@@ -106,23 +106,45 @@ def show(mutant: str) -> str:
     return run.stdout if run.returncode == 0 else ""
 
 
-def run_module(module: str, jobs: int) -> dict[str, object]:
-    """mutmut over one module, the score, and the equivalent entries checked against it."""
+def mutmut_run(module: str, patterns: list[str], jobs: int) -> None:
     log = ROOT / "mutants" / f"mutmut-{module}.log"
     log.parent.mkdir(exist_ok=True)
-    print(f"mutmut: {module} (log: {log.relative_to(ROOT)}) ...", flush=True)
-    with log.open("w", encoding="utf-8") as out:
-        done = subprocess.run([str(MUTMUT), "run", "--max-children", str(jobs),
-                               f"chapters.dpcourse.{module}.*"], cwd=ROOT, stdout=out,
-                              stderr=subprocess.STDOUT)
+    with log.open("a", encoding="utf-8") as out:
+        done = subprocess.run([str(MUTMUT), "run", "--max-children", str(jobs), *patterns],
+                              cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     if done.returncode != 0:
         raise RuntimeError(f"mutmut failed on {module}: see {log}")
+
+
+def run_module(module: str, jobs: int, missed_only: bool = False) -> dict[str, object]:
+    """mutmut over one module, the score, and the equivalent entries checked against it.
+
+    ``missed_only`` re-runs only the mutants that the last run of this module did not catch (and
+    any mutmut has not checked since their function changed); the caught ones keep their verdict.
+    Adding or tightening tests cannot let a caught mutant survive, so this is the quick loop
+    while writing tests; the full run stays the reference.
+    """
+    log = ROOT / "mutants" / f"mutmut-{module}.log"
+    log.parent.mkdir(exist_ok=True)
+    log.write_text("", encoding="utf-8")
+    print(f"mutmut: {module} (log: {log.relative_to(ROOT)}) ...", flush=True)
+    meta = ROOT / "mutants" / "chapters" / "dpcourse" / f"{module}.py.meta"
+    if missed_only and meta.exists():
+        missed = [m for m, s in statuses_of(module).items() if s not in ("killed", "timeout")]
+        if missed:
+            mutmut_run(module, missed, jobs)  # regenerates changed functions' mutants first
+        unchecked = [m for m, s in statuses_of(module).items() if s == "not checked"]
+        if unchecked:
+            mutmut_run(module, unchecked, jobs)
+    else:
+        mutmut_run(module, [f"chapters.dpcourse.{module}.*"], jobs)
     statuses = statuses_of(module)
     listed = {m: e for m, e in load_equivalents().items() if module_of(m) == module}
     stale = [m for m, e in listed.items() if changed_lines(show(m)) != e["change"]]
     result = score(statuses, set(listed) - set(stale))
     result["stale_equivalents"] = stale
     result["measured_at"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    result["run"] = "missed only" if missed_only and meta.exists() else "full"
     return result
 
 
@@ -136,11 +158,14 @@ def markdown(mutation: dict) -> list[str]:
              f"reason. Target: at least {TARGET:.0%} for every module.", "",
              "| module | mutants | killed | timed out | survived | no tests | equivalent | score "
              "| target | measured |", "|---|---|---|---|---|---|---|---|---|---|"]
+    # a module last measured by --missed-only: its caught mutants keep the verdict of its last
+    # full run (tests only grew since), which the table says
     for name, m in sorted(mutation["modules"].items()):
         status = "met" if m["score"] >= TARGET else "**MISSED**"
         lines.append(f"| {name} | {m['mutants']} | {m['killed']} | {m['timeout']} | "
                      f"{m['survived']} | {m['no_tests']} | {m['equivalent']} | "
-                     f"{100 * m['score']:.1f}% | {status} | {m['measured_at']} |")
+                     f"{100 * m['score']:.1f}% | {status} | {m['measured_at']}"
+                     f"{' (missed ones re-run)' if m.get('run') == 'missed only' else ''} |")
     return lines
 
 
@@ -167,6 +192,8 @@ def write(results: dict[str, dict]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("modules", nargs="*", help="modules of chapters/dpcourse/ (default: all)")
+    parser.add_argument("--missed-only", action="store_true",
+                        help="re-run only the mutants the last run of each module missed")
     parser.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", 1)),
                         help="mutmut's worker processes (default 1: the machine is shared)")
     args = parser.parse_args()
@@ -178,7 +205,7 @@ def main() -> int:
     load_equivalents()  # a malformed entry stops before minutes of mutation
     results, problems = {}, []
     for module in wanted:
-        r = results[module] = run_module(module, args.jobs)
+        r = results[module] = run_module(module, args.jobs, args.missed_only)
         print(f"  {module}: {100 * r['score']:.1f}% ({r['killed'] + r['timeout']} caught of "
               f"{r['mutants'] - r['equivalent']}, {r['equivalent']} equivalent excluded)")
         for m in r["missed"]:

@@ -177,8 +177,8 @@ def _check_scale_fraction(scale: Any) -> Fraction:
     if isinstance(scale, float) and not math.isfinite(scale):
         raise ValueError(f"scale must be finite, got {scale}")
     try:
-        # str() of a float gives its shortest decimal, so 0.1 means exactly 1/10
-        frac = Fraction(str(scale)) if isinstance(scale, (float, str)) else Fraction(scale)
+        # a float (numpy's too) is read through its shortest decimal: 0.1 means exactly 1/10
+        frac = Fraction(scale) if isinstance(scale, numbers.Rational) else Fraction(str(scale))
     except (ValueError, ZeroDivisionError) as err:
         raise ValueError(f"scale must be a finite number: {err}") from None
     if frac <= 0:

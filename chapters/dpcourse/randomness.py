@@ -71,9 +71,10 @@ class SecureRandom:
         Parameters
         ----------
         low, high : int
-            Bounds, ``high > low``; Python integers of any size are allowed.
+            Bounds, ``high > low``. Python integers of any size for one draw; with ``size``,
+            the draws are ``int64``, so ``-2**63 <= low`` and ``high <= 2**63``.
         size : int, optional
-            Number of draws; ``None`` returns one Python ``int``.
+            Number of draws (an ``int64`` array); ``None`` returns one Python ``int``.
         """
         if high is None:
             low, high = 0, low
@@ -83,6 +84,12 @@ class SecureRandom:
         if size is None:
             return low + secrets.randbelow(high - low)
         size = check_integer(size, "size", minimum=0)
+        if low < -2**63:
+            raise ValueError(f"low must be >= -2**63 when size is given (the draws are int64; "
+                             f"draw larger integers one at a time), got {low}")
+        if high > 2**63:
+            raise ValueError(f"high must be <= 2**63 when size is given (the draws are int64; "
+                             f"draw larger integers one at a time), got {high}")
         return np.array([low + secrets.randbelow(high - low) for _ in range(size)],
                         dtype=np.int64)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -83,7 +84,7 @@ def test_laplace_is_reproducible():
 def test_laplace_bad_input(kwargs, exc, word):
     args = dict(value=1.0, sensitivity=1.0, epsilon=1.0, rng=helpers.make_rng(0))
     args.update(kwargs)
-    with pytest.raises(exc, match=word):
+    with pytest.raises(exc, match=f"^{word} must"):  # the message opens with the parameter
         helpers.laplace_mechanism(**args)
 
 
@@ -150,12 +151,12 @@ def test_estimator_exact_on_expected_counts():
     ],
 )
 def test_randomized_response_bad_input(bits, epsilon, exc, word):
-    with pytest.raises(exc, match=word):
+    with pytest.raises(exc, match=f"^{word} must"):
         helpers.randomized_response(bits, epsilon, helpers.make_rng(0))
 
 
 def test_randomized_response_bad_rng():
-    with pytest.raises(TypeError, match="rng"):
+    with pytest.raises(TypeError, match="^rng must"):
         helpers.randomized_response([0, 1], 1.0, rng=42)
 
 
@@ -165,7 +166,7 @@ def test_randomized_response_bad_rng():
     ([], 1.0, ValueError, "responses"),
 ])
 def test_estimate_proportion_bad_input(responses, epsilon, exc, word):
-    with pytest.raises(exc, match=word):
+    with pytest.raises(exc, match=f"^{word} must"):
         helpers.estimate_proportion(responses, epsilon)
 
 
@@ -244,13 +245,31 @@ def test_discrete_laplace_scalar_and_exact_scales():
     assert helpers.discrete_laplace_noise(1.0, helpers.make_rng(0), size=0).shape == (0,)
 
 
-@pytest.mark.parametrize("scale, error", [
-    (0, ValueError), (-1.0, ValueError), (float("nan"), ValueError), (float("inf"), ValueError),
-    ("abc", ValueError), (Fraction(0), ValueError), (True, TypeError), (None, TypeError),
-    ([1.0], TypeError),
+@pytest.mark.parametrize("scale", [2.3, "2.3", np.float64(2.3), np.float32(2.3)])
+def test_discrete_laplace_reads_a_float_scale_as_its_shortest_decimal(scale):
+    """2.3 is exactly 23/10, not the binary double nearest to it (2.29999999999999982...):
+    the same stream as Fraction(23, 10), and numpy's floats are read the same way."""
+    exact = helpers.discrete_laplace_noise(Fraction(23, 10), helpers.make_rng(9), size=300)
+    binary = helpers.discrete_laplace_noise(Fraction(2.3), helpers.make_rng(9), size=300)
+    assert not np.array_equal(exact, binary)  # the two readings can be told apart
+    assert np.array_equal(helpers.discrete_laplace_noise(scale, helpers.make_rng(9), size=300),
+                          exact)
+    assert np.array_equal(helpers.discrete_laplace_noise(np.int64(3), helpers.make_rng(2), size=50),
+                          helpers.discrete_laplace_noise(3, helpers.make_rng(2), size=50))
+
+
+@pytest.mark.parametrize("scale, error, message", [
+    (0, ValueError, "> 0, got 0"), (0.0, ValueError, "> 0"), ("0", ValueError, "> 0"),
+    (-1.0, ValueError, "> 0"), (Fraction(0), ValueError, "> 0"),
+    (float("nan"), ValueError, "finite, got nan"), (float("inf"), ValueError, "finite, got inf"),
+    ("abc", ValueError, "a finite number: "), ("1/0", ValueError, "a finite number: "),
+    (True, TypeError, "a number, Fraction or numeric string, got bool"),
+    (None, TypeError, "a number, Fraction or numeric string, got NoneType"),
+    ([1.0], TypeError, "a number, Fraction or numeric string, got list"),
 ])
-def test_discrete_laplace_rejects_bad_scale(scale, error):
-    with pytest.raises(error):
+def test_discrete_laplace_rejects_bad_scale(scale, error, message):
+    """A scale of 0 is refused by the check itself (not by a later division or empty range)."""
+    with pytest.raises(error, match="^scale must be " + re.escape(message)):
         helpers.discrete_laplace_noise(scale, helpers.make_rng(0), size=3)
 
 
@@ -264,7 +283,7 @@ def test_discrete_laplace_rejects_bad_scale(scale, error):
 def test_discrete_laplace_rejects_bad_arguments(kwargs, error):
     args = {"scale": 1.0, "rng": helpers.make_rng(0), "size": 3}
     args.update(kwargs)
-    with pytest.raises(error):
+    with pytest.raises(error, match=f"^{next(iter(kwargs))} must"):
         helpers.discrete_laplace_noise(**args)
 
 
@@ -277,9 +296,13 @@ def test_estimate_proportion_along_an_axis_matches_row_by_row():
     assert np.allclose(helpers.estimate_proportion(reports, 1.0, axis=0),
                        [helpers.estimate_proportion(c, 1.0) for c in reports.T])
     assert isinstance(helpers.estimate_proportion(reports, 1.0), float)
-    with pytest.raises(ValueError, match="axis"):
+    with pytest.raises(ValueError, match="^axis 2 is out of bounds for responses with 2 dimension"):
         helpers.estimate_proportion(reports, 1.0, axis=2)
-    with pytest.raises(TypeError, match="axis"):
+    with pytest.raises(ValueError, match="^axis -3 is out of bounds"):
+        helpers.estimate_proportion(reports, 1.0, axis=-3)
+    assert np.allclose(helpers.estimate_proportion(reports, 1.0, axis=-2),
+                       helpers.estimate_proportion(reports, 1.0, axis=0))  # -ndim is valid
+    with pytest.raises(TypeError, match="^axis must"):
         helpers.estimate_proportion(reports, 1.0, axis=1.0)
 
 
@@ -300,5 +323,5 @@ def test_discrete_laplace_from_the_secure_source_has_the_same_pmf():
 
 
 def test_discrete_laplace_rejects_other_random_sources():
-    with pytest.raises(TypeError, match="rng"):
+    with pytest.raises(TypeError, match="^rng must"):
         helpers.discrete_laplace_noise(1, np.random.RandomState(0))
