@@ -162,7 +162,9 @@ def test_the_edges_of_the_parameters_are_accepted():
     assert helpers.hypothesis_test_bound(0.0, 0.0) == 0.5
     # the fewest trials: one world each; ε = 100 (noise scale 0.01) tells them apart surely
     assert helpers.differencing_attack_success(100.0, helpers.make_rng(1), n_trials=2) == 1.0
-    # one answer per count by default
+    # one answer per count and 100,000 trials by default
     a = helpers.differencing_attack_success(0.5, helpers.make_rng(2), n_trials=1_000)
     b = helpers.differencing_attack_success(0.5, helpers.make_rng(2), n_trials=1_000, n_repeats=1)
     assert a == b
+    assert (helpers.differencing_attack_success(0.5, helpers.make_rng(3))
+            == helpers.differencing_attack_success(0.5, helpers.make_rng(3), n_trials=100_000))
