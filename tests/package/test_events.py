@@ -118,6 +118,12 @@ def test_error_messages_start_with_the_parameter(adult, kwargs, exc, message):
         event_table(people, **args)
 
 
+def test_the_message_lists_the_first_five_unknown_levels():
+    people = pd.DataFrame({"education": ["Bachelors", "A", "B", "C", "D", "E", "F"]})
+    with pytest.raises(ValueError, match=r": \['A', 'B', 'C', 'D', 'E'\]$"):
+        event_table(people)
+
+
 def test_smallest_table_and_seed_zero():
     people = pd.DataFrame({"education": ["Doctorate", "Preschool"]})
     one = event_table(people, n_rows=1, seed=0)
