@@ -92,8 +92,7 @@ def test_zcdp_to_dp_of_zero_is_zero_and_never_negative():
     assert brute_force_zcdp_epsilon(1e-9, 0.9) < 0
 
 
-@pytest.mark.parametrize("epsilon, delta", [(0.01, 1e-6), (0.5, 1e-10), (20.0, 1e-5),
-                                            (2.0, 0.9)])
+@pytest.mark.parametrize("epsilon, delta", [(0.5, 1e-10), (20.0, 1e-5), (2.0, 0.9)])
 def test_dp_to_zcdp_inverts_zcdp_to_dp(epsilon, delta):
     rho = helpers.dp_to_zcdp(epsilon, delta)
     assert helpers.zcdp_to_dp(rho, delta) <= epsilon
