@@ -86,6 +86,14 @@ def test_zcdp_to_dp_is_the_minimum_over_every_order(rho, delta):
         assert ours == pytest.approx(best, rel=1e-8, abs=1e-9)
 
 
+def test_a_tiny_rho_still_gets_a_valid_bound():
+    # ρ = 1e-12: the best order lies past the search's grid (x = ln(α - 1) <= 12), so the result
+    # (5.2e-6) is looser than the brute-force minimum over x up to 20 (below 0: ε = 0), but it
+    # stays a finite upper bound (a known limit of the search, reported in issue 27's work)
+    ours = helpers.zcdp_to_dp(1e-12, 1e-6)
+    assert brute_force_zcdp_epsilon(1e-12, 1e-6) <= ours < 1e-4
+
+
 def test_zcdp_to_dp_of_zero_is_zero_and_never_negative():
     assert helpers.zcdp_to_dp(0.0, 1e-6) == 0.0
     assert helpers.zcdp_to_dp(1e-9, 0.9) == 0.0   # the bound is negative there: ε = 0
@@ -137,6 +145,16 @@ def test_rdp_to_dp_takes_the_best_order_skips_inf_and_never_goes_below_zero():
     # a zero curve at a large δ: the bound is negative, ε is 0
     assert improved_epsilon(np.zeros(1), np.array([2.0]), 0.5)[0] < 0
     assert helpers.rdp_to_dp([0.0], [2.0], 0.5) == 0.0
+
+
+def test_rdp_to_dp_takes_exact_fractions_as_numbers():
+    """The accountant keeps ρ's as fractions: a curve or orders given as Fractions convert like
+    the floats they stand for."""
+    from fractions import Fraction
+
+    rdp, orders = [Fraction(3, 10), Fraction(6, 5)], [Fraction(2), Fraction(10)]
+    assert helpers.rdp_to_dp(rdp, orders, 1e-5) == helpers.rdp_to_dp(
+        [0.3, 1.2], [2.0, 10.0], 1e-5)
 
 
 def randomized_response_renyi(epsilon: float, alpha: float) -> float:
