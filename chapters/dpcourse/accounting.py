@@ -265,14 +265,16 @@ class PrivacyAccountant:
             raise ValueError("rho exists only in mode='zcdp'")
         return float(self._loss.rho)
 
-    def _charge(self, new_loss: Any, label: str, shown: float) -> None:
+    def _charge(self, new_loss: Any, label: str) -> None:
         if not isinstance(label, str):
             raise TypeError(f"label must be a string, got {type(label).__name__}")
         before, after = self._loss.epsilon(), new_loss.epsilon()
         limit = self._total if self.mode == "pure" else self.total
         if after > limit:
+            # the increase of the total epsilon (at delta), as the ledger would record it: in
+            # mode="pure" the epsilon asked for; a Gaussian's sigma or a rho is not an epsilon
             raise BudgetExceededError(
-                f"spending {shown} would exceed the budget: "
+                f"spending {float(after - before)} would exceed the budget: "
                 f"{self.remaining} of {self.total} remains")
         self._loss = new_loss
         self.ledger.append((label, float(after - before)))
@@ -296,7 +298,7 @@ class PrivacyAccountant:
             If the total would exceed the budget; the state is left unchanged.
         """
         amount = _exact(epsilon, "epsilon")
-        self._charge(self._loss.plus_pure(amount), label, float(amount))
+        self._charge(self._loss.plus_pure(amount), label)
 
     def spend_parallel(self, epsilons: Sequence[float], label: str = "parallel queries") -> None:
         """Charge releases on disjoint parts of the data: the cost is the largest ε.
@@ -317,7 +319,7 @@ class PrivacyAccountant:
         if len(epsilons) == 0:
             raise ValueError("epsilons must not be empty")
         amounts = [_exact(e, "epsilons") for e in epsilons]
-        self._charge(self._loss.plus_parallel(amounts), label, float(max(amounts)))
+        self._charge(self._loss.plus_parallel(amounts), label)
 
     def spend_gaussian(self, sigma: float, l2_sensitivity: float = 1.0, count: int = 1,
                        sampling_rate: float = 1.0, label: str = "Gaussian") -> None:
@@ -347,7 +349,7 @@ class PrivacyAccountant:
         q = check_real(sampling_rate, "sampling_rate")
         if not 0 < q <= 1:
             raise ValueError(f"sampling_rate must be in (0, 1], got {q}")
-        self._charge(self._loss.plus_gaussian(sigma, l2, count, q), label, sigma)
+        self._charge(self._loss.plus_gaussian(sigma, l2, count, q), label)
 
     def spend_rho(self, rho: float, label: str = "zCDP release") -> None:
         """Charge a release known to be ρ-zCDP (``mode="zcdp"`` or ``"rdp"``).
@@ -360,7 +362,7 @@ class PrivacyAccountant:
             Name recorded in :attr:`ledger`.
         """
         amount = Fraction(str(check_positive(rho, "rho")))
-        self._charge(self._loss.plus_rho(amount), label, float(amount))
+        self._charge(self._loss.plus_rho(amount), label)
 
     def __repr__(self) -> str:
         extra = "" if self.mode == "pure" else f", delta={self.delta}, mode={self.mode!r}"

@@ -81,20 +81,6 @@ def test_accountant_bad_spend(call, exc, word):
 ORDERS = np.arange(2, 65).astype(float)
 
 
-@pytest.mark.parametrize("rho, delta", [(0.125, 1e-6), (0.01, 1e-5), (2.5562, 1e-10), (5.0, 1e-3)])
-def test_zcdp_to_dp_equals_opendp(rho, delta):
-    """OpenDP's zCDP -> (ε, δ) conversion is the same improved bound; match to 1e-6."""
-    import opendp.prelude as dp
-
-    dp.enable_features("contrib")
-    sigma = 1 / math.sqrt(2 * rho)  # a Gaussian with sensitivity 1 is ρ-zCDP
-    meas = dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(
-        dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float), scale=sigma))
-    theirs = meas.map(1.0).epsilon(delta)
-    assert helpers.zcdp_to_dp(rho, delta) == pytest.approx(theirs, rel=1e-6)
-    assert helpers.zcdp_to_dp(rho, delta) < rho + 2 * math.sqrt(rho * math.log(1 / delta))
-
-
 def test_census_2020_persons_budget_gives_the_bureau_s_published_epsilon():
     """DAS_2020_Redistricting_Production_Code: person_default.ini sets global_scale = 339/542
     and the code takes rho = 1 / global_scale ** 2; prod_default.ini sets approx_dp_delta =
@@ -140,30 +126,6 @@ def test_counting_table_counts_reads_and_rejects_non_frames():
         helpers.CountingTable([[1, 2, 3]])
 
 
-@pytest.mark.parametrize("epsilon, delta", [(1.0, 1e-6), (0.1, 1e-5), (10.0, 1e-9), (3.0, 0.5)])
-def test_dp_to_zcdp_is_the_largest_rho_that_converts_to_epsilon(epsilon, delta):
-    """The inverse is exact to the last admissible ρ: ρ converts to at most ε, and a ρ larger
-    by a relative 1e-9 no longer does. OpenDP's conversion agrees on that ρ, and it beats
-    inverting the simple bound ε = ρ + 2√(ρ ln(1/δ)) by hand."""
-    import opendp.prelude as dp
-
-    rho = helpers.dp_to_zcdp(epsilon, delta)
-    assert helpers.zcdp_to_dp(rho, delta) <= epsilon < helpers.zcdp_to_dp(rho * (1 + 1e-9), delta)
-    dp.enable_features("contrib")
-    meas = dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(
-        dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float),
-        scale=1 / math.sqrt(2 * rho)))
-    assert meas.map(1.0).epsilon(delta) == pytest.approx(epsilon, rel=1e-6)
-    log_term = math.log(1 / delta)
-    assert rho > (math.sqrt(log_term + epsilon) - math.sqrt(log_term)) ** 2
-
-
-def test_improved_rdp_conversion_is_never_worse_than_mironovs():
-    rdp = 0.05 * ORDERS
-    mironov = float(np.min(rdp + math.log(1e5) / (ORDERS - 1)))
-    assert helpers.rdp_to_dp(rdp, ORDERS, 1e-5) < mironov
-
-
 @pytest.mark.parametrize("sigma, steps", [(20.0, 1), (20.0, 10), (20.0, 100), (20.0, 1000),
                                           (1.0, 1), (3.0, 50)])
 def test_gaussian_rdp_epsilon_against_dp_accounting(sigma, steps):
@@ -192,6 +154,20 @@ def test_subsampled_gaussian_rdp_equals_dp_accounting():
     frac = helpers.subsampled_gaussian_rdp(0.5, 1.0, [1.5, 2.0])
     assert frac[0] == math.inf and math.isfinite(frac[1])
     assert helpers.subsampled_gaussian_rdp(1.0, 2.0, [3.0])[0] == pytest.approx(3 / 8)
+
+
+
+@pytest.mark.parametrize("q", [1.0, 0.5, 0.01, 1e-4])
+@pytest.mark.parametrize("z", [0.5, 0.8, 1.2, 3.0, 10.0])
+def test_subsampled_gaussian_rdp_equals_dp_accounting_at_every_noise_multiplier(q, z):
+    """dp-accounting's RDP of the Poisson-subsampled Gaussian, at integer orders 2-64, for
+    rates from 1e-4 to 1 (q = 1: the Gaussian's α / (2 z²)) and noise multipliers 0.5-10."""
+    import dp_accounting as dpa
+
+    acc = dpa.rdp.RdpAccountant(orders=list(ORDERS))
+    acc.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z)))
+    ours = helpers.subsampled_gaussian_rdp(q, z, ORDERS)
+    assert np.allclose(ours, acc._rdp, rtol=1e-9, atol=1e-300)
 
 
 # --------------------------------------------------------------------------------------------
@@ -310,15 +286,6 @@ def test_unsampled_gaussian_charges_agree_between_zcdp_and_rdp_modes():
     (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "zcdp").remaining_exact, ValueError,
      "remaining_exact"),
     (lambda: helpers.PrivacyAccountant(1.0).rho, ValueError, "rho"),
-    (lambda: helpers.zcdp_to_dp(-1.0, 1e-5), ValueError, "rho"),
-    (lambda: helpers.zcdp_to_dp(1.0, 0.0), ValueError, "delta"),
-    (lambda: helpers.dp_to_zcdp(0.0, 1e-5), ValueError, "epsilon"),
-    (lambda: helpers.dp_to_zcdp(float("nan"), 1e-5), ValueError, "epsilon"),
-    (lambda: helpers.dp_to_zcdp(1.0, 1.0), ValueError, "delta"),
-    (lambda: helpers.dp_to_zcdp("1", 1e-5), TypeError, "epsilon"),
-    (lambda: helpers.rdp_to_dp([0.1], [1.0], 1e-5), ValueError, "orders"),
-    (lambda: helpers.rdp_to_dp([0.1, 0.2], [2.0], 1e-5), ValueError, "rdp"),
-    (lambda: helpers.rdp_to_dp([-0.1], [2.0], 1e-5), ValueError, "rdp"),
     (lambda: helpers.gaussian_rdp_epsilon(1.0, 0, 1e-5), ValueError, "steps"),
     (lambda: helpers.gaussian_rdp_epsilon(-1.0, 1, 1e-5), ValueError, "sigma"),
     (lambda: helpers.gaussian_rdp_epsilon(1.0, 1.5, 1e-5), TypeError, "steps"),
@@ -331,4 +298,151 @@ def test_approximate_modes_reject_bad_input(make, exc, word):
         assert make() == 1
         return
     with pytest.raises(exc, match=word):
+        make()
+
+
+# --------------------------------------------------------------------------------------------
+# What each message says, the defaults, and the edges of the budget
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_refusal_states_the_epsilon_it_would_cost_and_what_remains():
+    pure = helpers.PrivacyAccountant(1.0)
+    pure.spend(0.6)
+    with pytest.raises(helpers.BudgetExceededError,
+                       match=r"^spending 0.5 would exceed the budget: 0.4 of 1.0 remains$"):
+        pure.spend(0.5)
+    with pytest.raises(helpers.BudgetExceededError, match=r"^spending 0.7 would exceed"):
+        pure.spend_parallel([0.1, 0.7, 0.2])
+    # a Gaussian release and a rho are charged in epsilon at delta: the message gives that
+    # epsilon (not sigma, not rho), the amount the ledger would record
+    for mode in ("zcdp", "rdp"):
+        acc = helpers.PrivacyAccountant(1.0, delta=1e-5, mode=mode)
+        for spend, args in ((acc.spend_gaussian, (2.0,)), (acc.spend_rho, (0.5,))):
+            probe = helpers.PrivacyAccountant(100.0, delta=1e-5, mode=mode)
+            getattr(probe, spend.__name__)(*args)
+            with pytest.raises(helpers.BudgetExceededError,
+                               match=rf"^spending {probe.spent} would exceed the budget: "
+                                     r"1.0 of 1.0 remains$"):
+                spend(*args)
+
+
+def test_spending_exactly_the_whole_budget_is_allowed_in_every_mode():
+    # 0.3 + 0.4 is exactly 7/10 = the budget, though the double nearest 0.7 lies below 7/10
+    acc = helpers.PrivacyAccountant(0.7)
+    acc.spend(0.3)
+    acc.spend(0.4)
+    assert acc.remaining_exact == 0
+    parallel = helpers.PrivacyAccountant(0.3)
+    parallel.spend_parallel([0.1, 0.3])
+    assert parallel.remaining == 0.0
+    for mode in ("zcdp", "rdp"):
+        exact = helpers.PrivacyAccountant(100.0, delta=1e-6, mode=mode)
+        exact.spend_rho(0.1)
+        # a budget equal to what the spend costs, to the last bit (in mode="rdp" that double,
+        # 2.143043523753668, lies above its shortest decimal form: comparing the spend with the
+        # decimal instead of the double would refuse it)
+        budget = exact.spent
+        acc = helpers.PrivacyAccountant(budget, delta=1e-6, mode=mode)
+        acc.spend_rho(0.1)
+        assert acc.spent == budget and acc.remaining == 0.0
+
+
+def test_a_fresh_accountant_has_spent_nothing_and_a_tiny_spend_counts():
+    for mode, delta in (("pure", 0.0), ("zcdp", 1e-6), ("rdp", 1e-6)):
+        acc = helpers.PrivacyAccountant(2.0, delta=delta, mode=mode)
+        assert acc.spent == 0.0 and acc.remaining == 2.0 and acc.ledger == []
+    # ρ = 1e-4: the Rényi curve stays below 1 at every order, and still costs ε > 0
+    rdp = helpers.PrivacyAccountant(2.0, delta=1e-6, mode="rdp")
+    rdp.spend_rho(1e-4)
+    assert helpers.zcdp_to_dp(1e-4, 1e-6) <= rdp.spent <= 1.01 * helpers.zcdp_to_dp(1e-4, 1e-6)
+
+
+def test_default_labels_and_count():
+    acc = helpers.PrivacyAccountant(100.0, delta=1e-6, mode="zcdp")
+    acc.spend(0.1)
+    acc.spend_parallel([0.1, 0.2])
+    acc.spend_gaussian(10.0)
+    acc.spend_rho(0.01)
+    assert [label for label, _ in acc.ledger] == [
+        "query", "parallel queries", "Gaussian", "zCDP release"]
+    # one Gaussian release by default: ρ = 1/(2·10²), after 0.1²/2 and 0.2²/2 and 0.01
+    assert acc.rho == pytest.approx(0.005 + 0.02 + 0.005 + 0.01, rel=1e-12)
+
+
+def test_parallel_releases_charge_the_largest_part_in_zcdp():
+    acc = helpers.PrivacyAccountant(10.0, delta=1e-6, mode="zcdp")
+    acc.spend_parallel([0.5, 0.25])
+    assert acc.rho == 0.125  # (1/2)²/2, exactly
+
+
+def test_rdp_mode_gaussian_uses_every_order_and_the_sensitivity():
+    # a large ρ = 50 has its best Rényi order near 1.5: the fractional orders must be used
+    acc = helpers.PrivacyAccountant(1000.0, delta=1e-6, mode="rdp")
+    acc.spend_gaussian(0.1)
+    assert acc.spent == pytest.approx(helpers.zcdp_to_dp(50.0, 1e-6), rel=0.01)
+    # subsampled with sensitivity 2 and sigma 3: noise multiplier 3/2, against dp-accounting
+    import dp_accounting as dpa
+
+    sub = helpers.PrivacyAccountant(1000.0, delta=1e-5, mode="rdp")
+    sub.spend_gaussian(3.0, l2_sensitivity=2.0, count=100, sampling_rate=0.05)
+    ref = dpa.rdp.RdpAccountant()
+    ref.compose(dpa.PoissonSampledDpEvent(0.05, dpa.GaussianDpEvent(1.5)), 100)
+    assert sub.spent == pytest.approx(ref.get_epsilon(1e-5), rel=0.02)
+    assert sub.spent >= ref.get_epsilon(1e-5) * 0.98
+
+
+def test_repr_shows_the_budget_and_in_approximate_modes_delta_and_mode():
+    acc = helpers.PrivacyAccountant(1.0)
+    acc.spend(0.25)
+    assert repr(acc) == "PrivacyAccountant(total=1.0, spent=0.25, remaining=0.75)"
+    zcdp = helpers.PrivacyAccountant(2.0, delta=1e-6, mode="zcdp")
+    assert repr(zcdp) == ("PrivacyAccountant(total=2.0, spent=0.0, remaining=2.0, "
+                          "delta=1e-06, mode='zcdp')")
+
+
+def test_counting_table_returns_the_frame_it_guards():
+    df = pd.DataFrame({"x": [1, 2]})
+    table = helpers.CountingTable(df)
+    assert table.read() is df
+    with pytest.raises(TypeError, match=r"^df must be a pandas DataFrame, got list$"):
+        helpers.CountingTable([[1, 2]])
+
+
+@pytest.mark.parametrize("make, exc, message", [
+    (lambda: helpers.PrivacyAccountant(0), ValueError, r"^total_epsilon must be > 0, got 0.0$"),
+    (lambda: helpers.PrivacyAccountant(1.0, delta="0"), TypeError, r"^delta must be a real number"),
+    (lambda: helpers.PrivacyAccountant(1.0, delta=1e-6), ValueError,
+     r"^mode='pure' accounts pure epsilon-DP: delta must be 0$"),
+    (lambda: helpers.PrivacyAccountant(1.0).spend(-1), ValueError, r"^epsilon must be > 0"),
+    (lambda: helpers.PrivacyAccountant(1.0).spend(0.1, label=3), TypeError,
+     r"^label must be a string, got int$"),
+    (lambda: helpers.PrivacyAccountant(1.0).spend_parallel(0.5), TypeError,
+     r"^epsilons must be a sequence of numbers$"),
+    (lambda: helpers.PrivacyAccountant(1.0).spend_parallel([]), ValueError,
+     r"^epsilons must not be empty$"),
+    (lambda: helpers.PrivacyAccountant(1.0).spend_parallel([0.1, 0.0]), ValueError,
+     r"^epsilons must be > 0"),
+    (lambda: helpers.PrivacyAccountant(1.0).spend_gaussian(1.0), ValueError,
+     r"^a Gaussian release is not epsilon-DP for any finite epsilon: "
+     r"use PrivacyAccountant\(\.\.\., delta=\.\.\., mode='zcdp' or 'rdp'\)$"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "zcdp").spend_gaussian(1.0, sampling_rate=0.5),
+     ValueError, r"^zCDP does not track amplification by subsampling: use mode='rdp'$"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "rdp").spend_gaussian(0.0), ValueError,
+     r"^sigma must be > 0"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "rdp").spend_gaussian(1.0, l2_sensitivity=0),
+     ValueError, r"^l2_sensitivity must be > 0"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "rdp").spend_gaussian(1.0, count=0), ValueError,
+     r"^count must be >= 1"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "rdp").spend_gaussian(1.0, sampling_rate="1"),
+     TypeError, r"^sampling_rate must be a real number"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "zcdp").spend_gaussian(1.0, sampling_rate=0.0),
+     ValueError, r"^sampling_rate must be in \(0, 1\], got 0.0$"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "rdp").spend_gaussian(1.0, sampling_rate=1.5),
+     ValueError, r"^sampling_rate must be in \(0, 1\], got 1.5$"),
+    (lambda: helpers.PrivacyAccountant(1.0, 1e-6, "zcdp").spend_rho(0.0), ValueError,
+     r"^rho must be > 0"),
+])
+def test_errors_name_the_parameter(make, exc, message):
+    with pytest.raises(exc, match=message):
         make()

@@ -129,3 +129,42 @@ def test_bound_with_delta_is_attained_by_the_canonical_mechanism(epsilon, delta)
 def test_hypothesis_test_bound_bad_delta(delta, exc):
     with pytest.raises(exc, match="delta"):
         helpers.hypothesis_test_bound(1.0, delta)
+
+
+@pytest.mark.parametrize("call, exc, message", [
+    (lambda: helpers.hypothesis_test_bound(-0.1), ValueError, r"^epsilon must be >= 0$"),
+    (lambda: helpers.hypothesis_test_bound([0.1, math.nan]), ValueError,
+     r"^epsilon must be finite \(no NaN or infinity\)$"),
+    (lambda: helpers.hypothesis_test_bound(1.0, -0.1), ValueError,
+     r"^delta must be in \[0, 1\], got -0.1$"),
+    (lambda: helpers.hypothesis_test_bound(1.0, 1.5), ValueError,
+     r"^delta must be in \[0, 1\], got 1.5$"),
+    (lambda: helpers.hypothesis_test_bound(1.0, "0"), TypeError, r"^delta must be a real number"),
+    (lambda: helpers.differencing_attack_success(0.0, helpers.make_rng(0)), ValueError,
+     r"^epsilon must be > 0, got 0.0$"),
+    (lambda: helpers.differencing_attack_success(1.0, 0), TypeError,
+     r"^rng must be a numpy.random.Generator"),
+    (lambda: helpers.differencing_attack_success(1.0, helpers.make_rng(0), n_trials=1), ValueError,
+     r"^n_trials must be >= 2, got 1$"),
+    (lambda: helpers.differencing_attack_success(1.0, helpers.make_rng(0), n_trials=2.0),
+     TypeError, r"^n_trials must be an integer"),
+    (lambda: helpers.differencing_attack_success(1.0, helpers.make_rng(0), n_repeats=0),
+     ValueError, r"^n_repeats must be >= 1, got 0$"),
+])
+def test_messages_start_with_the_parameter(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
+def test_the_edges_of_the_parameters_are_accepted():
+    # δ = 1 allows anything: the bound is 1; δ = 0 and ε = 0: a coin flip
+    assert helpers.hypothesis_test_bound(0.5, 1.0) == 1.0
+    assert helpers.hypothesis_test_bound(0.0, 0.0) == 0.5
+    # the fewest trials: one world each; ε = 100 (noise scale 0.01) tells them apart surely
+    assert helpers.differencing_attack_success(100.0, helpers.make_rng(1), n_trials=2) == 1.0
+    # one answer per count and 100,000 trials by default
+    a = helpers.differencing_attack_success(0.5, helpers.make_rng(2), n_trials=1_000)
+    b = helpers.differencing_attack_success(0.5, helpers.make_rng(2), n_trials=1_000, n_repeats=1)
+    assert a == b
+    assert (helpers.differencing_attack_success(0.5, helpers.make_rng(3))
+            == helpers.differencing_attack_success(0.5, helpers.make_rng(3), n_trials=100_000))

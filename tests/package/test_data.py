@@ -101,6 +101,30 @@ def test_loader_missing_data_gives_clear_error(tmp_path, monkeypatch):
         helpers.load_health()
 
 
+def test_missing_data_error_names_the_file_and_the_fix(tmp_path, monkeypatch):
+    monkeypatch.setattr(dpcourse.data, "_DATA_DIR", tmp_path)
+    for load, name in ((helpers.load_health, "health.csv"),
+                       (helpers.load_adult, "adult_with_pii.csv")):
+        with pytest.raises(FileNotFoundError) as err:
+            load()
+        assert str(err.value) == (
+            f"{tmp_path / name} not found. The notebooks need the course's data/ folder beside "
+            "chapters/: download the whole course archive (or clone the repository) rather than "
+            "one notebook.")
+
+
+def test_only_an_empty_field_is_missing(tmp_path, monkeypatch):
+    """Text that pandas would take for missing by default ("NA", "None", "null") is a value: a
+    person can be called Null or come from NA (Namibia); only the empty field is missing."""
+    (tmp_path / "health.csv").write_text(
+        "name,ssn,dob,marital_status,sex,zip,ethnicity,problem\n"
+        "Null,900-01-0001,1970-01-01,NA,Male,02138,None,\n", encoding="utf-8")
+    monkeypatch.setattr(dpcourse.data, "_DATA_DIR", tmp_path)
+    row = helpers.load_health().iloc[0]
+    assert (row["name"], row["marital_status"], row["ethnicity"]) == ("Null", "NA", "None")
+    assert pd.isna(row["problem"])
+
+
 def test_health_schema(health):
     assert len(health) == 10
     assert list(health.columns) == ["name", "ssn", "dob", "marital_status", "sex", "zip",

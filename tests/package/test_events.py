@@ -101,6 +101,39 @@ def test_n_rows_draws_people_with_replacement_after_the_counts(adult):
                                   counts[: k - 1])
 
 
+@pytest.mark.parametrize(("kwargs", "exc", "message"), [
+    ({"people": [1, 2]}, TypeError, r"^people must be a pandas DataFrame, got list$"),
+    ({"people": pd.DataFrame({"education": []})}, ValueError,
+     r"^people must have at least one row$"),
+    ({"people": pd.DataFrame({"age": [30]})}, ValueError,
+     r"^people must have an 'education' column$"),
+    ({"people": pd.DataFrame({"education": ["Bachelors", "PhD", "MBA"]})}, ValueError,
+     r"^people\['education'\] has values outside the public levels: \['MBA', 'PhD'\]$"),
+    ({"n_rows": 0}, ValueError, r"^n_rows must be >= 1, got 0$"),
+    ({"n_rows": 10.5}, TypeError, r"^n_rows must be an integer, got float$"),
+    ({"seed": -1}, ValueError, r"^seed must be >= 0, got -1$"),
+    ({"seed": "2026"}, TypeError, r"^seed must be an integer, got str$"),
+])
+def test_error_messages_start_with_the_parameter(adult, kwargs, exc, message):
+    args = {"people": adult.head(5), **kwargs}
+    people = args.pop("people")
+    with pytest.raises(exc, match=message):
+        event_table(people, **args)
+
+
+def test_the_message_lists_the_first_five_unknown_levels():
+    people = pd.DataFrame({"education": ["Bachelors", "A", "B", "C", "D", "E", "F"]})
+    with pytest.raises(ValueError, match=r": \['A', 'B', 'C', 'D', 'E'\]$"):
+        event_table(people)
+
+
+def test_smallest_table_and_seed_zero():
+    people = pd.DataFrame({"education": ["Doctorate", "Preschool"]})
+    one = event_table(people, n_rows=1, seed=0)
+    assert len(one) == 1 and one["person_id"].tolist() == [0]
+    assert len(event_table(people, seed=0)) >= 2
+
+
 def test_seed_changes_the_table(adult):
     a = event_table(adult.head(100), seed=1)
     b = event_table(adult.head(100), seed=1)

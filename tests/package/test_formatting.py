@@ -47,3 +47,20 @@ def test_set_display_options_sets_what_the_stored_outputs_need():
                            "display.max_rows", 10, "display.precision", 6):
         assert helpers.set_display_options() is None
         assert [pd.get_option(k) for k in keys] == [100, 20, 30, 4]
+
+
+def test_one_decimal_by_default():
+    assert helpers.scientific(4.1234e-08) == "4.1 × 10⁻⁸"
+    assert helpers.scientific(-6.0e23) == "-6.0 × 10²³"
+    assert helpers.scientific(1.0e-99) == "1.0 × 10⁻⁹⁹"
+
+
+@pytest.mark.parametrize("call, exc, message", [
+    (lambda: helpers.scientific(float("nan")), ValueError, r"^value must be finite, got nan$"),
+    (lambda: helpers.scientific("1e-5"), TypeError, r"^value must be a real number, got str$"),
+    (lambda: helpers.scientific(1e-5, -1), ValueError, r"^digits must be >= 0, got -1$"),
+    (lambda: helpers.scientific(1e-5, 1.5), TypeError, r"^digits must be an integer, got float$"),
+])
+def test_messages_start_with_the_parameter(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()

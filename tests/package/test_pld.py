@@ -164,6 +164,295 @@ def test_wrong_types_are_refused():
         pld.dpsgd_epsilon(0.1, 1.0, 10.0, 1e-5)
 
 
+# --------------------------------------------------------------------------------------------
+# The distribution's arithmetic against direct computations: δ(ε) summed term by term, ε by
+# bisection on that sum, composition by direct convolution
+# --------------------------------------------------------------------------------------------
+def reference_delta(masses, offset, h, infinity, eps):
+    """δ(ε) = ω + Σ_k p_k (1 − e^(ε − l_k))_+, summed with math.fsum."""
+    return infinity + math.fsum(p * (1 - math.exp(eps - (offset + k) * h))
+                                for k, p in enumerate(masses) if (offset + k) * h > eps)
+
+
+def reference_epsilon(masses, offset, h, infinity, delta):
+    """The smallest ε >= 0 with δ(ε) <= delta, by bisection on reference_delta (δ decreases)."""
+    if reference_delta(masses, offset, h, infinity, 0.0) <= delta:
+        return 0.0
+    lo, hi = 0.0, (offset + len(masses)) * h + 1.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if reference_delta(masses, offset, h, infinity, mid) > delta else (lo, mid)
+    return hi
+
+
+def random_plds():
+    """Small distributions with negative and positive losses, some with mass at +∞."""
+    rng = np.random.default_rng(2026)
+    out = []
+    for size, offset, h, infinity in [(7, -3, 0.1, 0.0), (40, -10, 0.05, 1e-4), (25, 4, 0.02, 0.0),
+                                      (60, -30, 0.1, 1e-6), (1, 2, 0.1, 0.0), (12, -12, 0.1, 0.0)]:
+        masses = rng.random(size) ** 3
+        masses *= (1 - infinity) / masses.sum()
+        out.append(pld._PrivacyLossDistribution(masses, offset, h, infinity))
+    return out
+
+
+def test_delta_is_the_sum_of_its_terms():
+    for one in random_plds():
+        args = (one.masses, one.offset, one.interval, one.infinity_mass)
+        grid = np.linspace(-4, 4, 33)
+        ours = one.delta(grid)
+        assert isinstance(ours, np.ndarray) and ours.shape == grid.shape
+        assert ours == pytest.approx([reference_delta(*args, e) for e in grid], abs=1e-13)
+        assert isinstance(one.delta(0.25), float)
+        assert one.delta(0.25) == pytest.approx(reference_delta(*args, 0.25), abs=1e-13)
+        assert one.losses == pytest.approx((one.offset + np.arange(one.masses.size))
+                                           * one.interval, abs=1e-15)
+    # δ never exceeds 1, even where rounding pushes the sum over
+    assert pld._PrivacyLossDistribution([0.5, 0.5 + 1e-12], 0, 0.1).delta(-50.0) == 1.0
+
+
+@pytest.mark.parametrize("delta", [1e-8, 1e-4, 1e-2, 0.2, 0.6])
+def test_epsilon_inverts_delta(delta):
+    for one in random_plds():
+        args = (one.masses, one.offset, one.interval, one.infinity_mass)
+        expected = (math.inf if one.infinity_mass >= delta
+                    else reference_epsilon(*args, delta))
+        assert one.epsilon(delta) == pytest.approx(expected, rel=1e-9, abs=1e-12), (args, delta)
+
+
+def test_epsilon_is_zero_when_every_loss_is_negative_or_small():
+    negative = pld._PrivacyLossDistribution([0.5, 0.5], -5, 0.1)
+    assert negative.epsilon(1e-6) == 0.0
+    tiny = pld._PrivacyLossDistribution([0.5, 0.5], 0, 1e-3)  # losses 0 and 0.001
+    assert tiny.epsilon(0.4) == 0.0 and tiny.epsilon(1e-6) == pytest.approx(
+        reference_epsilon([0.5, 0.5], 0, 1e-3, 0.0, 1e-6), rel=1e-9)
+
+
+def test_compose_is_the_convolution_and_infinity_masses_combine():
+    a = random_plds()[3]                            # h = 0.1, mass 1e-6 at +∞
+    b = pld._PrivacyLossDistribution([0.2, 0.0, 0.5, 0.299], 7, 0.1, infinity_mass=1e-3)
+    ab = a.compose(b)
+    assert ab.offset == a.offset + b.offset and ab.interval == a.interval
+    assert ab.masses == pytest.approx(np.convolve(a.masses, b.masses), abs=1e-15)
+    assert ab.infinity_mass == pytest.approx(1 - (1 - 1e-6) * (1 - 1e-3), rel=1e-12)
+
+
+@pytest.mark.parametrize("count", [2, 3, 7, 60])
+def test_self_compose_is_repeated_convolution_up_to_the_stated_alias_bound(count):
+    one = random_plds()[1]                       # 40 grid points, mass 1e-4 at +∞
+    exact = np.array([1.0])
+    for _ in range(count):
+        exact = np.convolve(exact, one.masses)
+    ours = one.self_compose(count)
+    # ours holds the masses of a window of grid steps (FFT rounding below 1e-14 aside); the
+    # exact mass outside the window is bounded by the Chernoff term added to the mass at +∞
+    steps = ours.offset - count * one.offset + np.arange(ours.masses.size)
+    inside = (steps >= 0) & (steps < exact.size)
+    window = np.where(inside, exact[np.clip(steps, 0, exact.size - 1)], 0.0)
+    assert ours.masses == pytest.approx(window, abs=1e-14)
+    left_out = exact.sum() - window.sum()
+    plain = 1 - (1 - one.infinity_mass) ** count
+    assert plain <= ours.infinity_mass <= plain + 2e-15
+    assert left_out <= ours.infinity_mass - plain + 1e-15
+    assert one.self_compose(1) is one
+
+
+def test_a_wide_composition_is_windowed_and_its_bound_holds():
+    # 2,000 runs of a loss spread over 60 grid points: the composed loss would span 118,001
+    # points; the window keeps what carries more than 1e-15, and the bound covers the rest
+    one = random_plds()[3]
+    ours = one.self_compose(2_000)
+    assert ours.masses.size < 30_000
+    total = ours.masses.sum() + ours.infinity_mass
+    assert 1 - 1e-12 <= total <= 1 + 1e-9
+    # against the moments: mean and variance of the sum of 2,000 independent losses
+    k = np.arange(one.masses.size)
+    p = one.masses / one.masses.sum()
+    mean_one = float(np.dot(k, p))
+    var_one = float(np.dot((k - mean_one) ** 2, p))
+    kk = np.arange(ours.masses.size) + ours.offset - 2_000 * one.offset
+    q = ours.masses / ours.masses.sum()
+    assert float(np.dot(kk, q)) == pytest.approx(2_000 * mean_one, rel=1e-9)
+    assert float(np.dot((kk - 2_000 * mean_one) ** 2, q)) == pytest.approx(2_000 * var_one,
+                                                                           rel=1e-6)
+
+
+def test_connect_the_dots_on_a_known_profile():
+    """Randomized response at ε0 = 1 has δ(ε) = (e^ε0 − e^ε)/(1 + e^ε0) on [−ε0, ε0] and
+    1 − e^ε below: the grid's masses sit at ±ε0 (up to the grid) and reproduce it."""
+    e0, h = 1.0, 0.01
+    profile = lambda eps: np.where(eps < -e0, -np.expm1(np.minimum(eps, 0)),
+                                   np.clip((math.exp(e0) - np.exp(eps)) / (1 + math.exp(e0)), 0, 1))
+    one = pld._PrivacyLossDistribution.from_privacy_profile(profile, lower=-1.2, upper=1.2,
+                                                             interval=h)
+    assert one.offset == -120 and one.masses.size == 241 and one.interval == h
+    assert one.infinity_mass == pytest.approx(0.0, abs=1e-15)
+    heavy = np.flatnonzero(one.masses > 1e-9)
+    assert list(one.losses[heavy]) == pytest.approx([-1.0, 1.0], abs=1e-12)
+    assert one.masses[heavy] == pytest.approx([1 / (1 + math.e), math.e / (1 + math.e)],
+                                              rel=1e-9)
+    grid = one.losses
+    assert one.delta(grid) == pytest.approx(profile(grid), abs=1e-12)
+    # mass at +∞: δ at the last grid point
+    cut = pld._PrivacyLossDistribution.from_privacy_profile(profile, lower=-1.2, upper=0.5,
+                                                             interval=h)
+    assert cut.infinity_mass == pytest.approx(float(profile(np.array(0.5))), rel=1e-12)
+    assert cut.masses.sum() + cut.infinity_mass == pytest.approx(1.0, abs=1e-12)
+    # a profile that rises by rounding is made non-increasing first: masses stay >= 0
+    bumpy = pld._PrivacyLossDistribution.from_privacy_profile(
+        lambda eps: profile(eps) + 1e-9 * (np.arange(eps.size) % 2), lower=-1.2, upper=1.2,
+        interval=h)
+    assert np.all(bumpy.masses >= 0) and bumpy.delta(0.0) >= float(profile(np.array(0.0)))
+
+
+@pytest.mark.parametrize(("sigma", "sensitivity"), [(2.0, 3.0), (1.0, 0.5)])
+def test_gaussian_pld_uses_the_sensitivity(sigma, sensitivity):
+    exact = gaussian_epsilon(sigma / sensitivity, 1e-5)
+    ours = pld._gaussian_pld(sigma, sensitivity).epsilon(1e-5)
+    assert exact <= ours <= exact * (1 + 1e-5)
+
+
+@pytest.mark.parametrize(("scale", "sensitivity", "steps"), [(2.0, 3.0, 1), (0.5, 0.25, 20)])
+def test_laplace_pld_uses_the_sensitivity(scale, sensitivity, steps):
+    # sensitivity Δ and scale b is the mechanism with sensitivity 1 and scale b/Δ
+    ours = pld._laplace_pld(scale, sensitivity).self_compose(steps).epsilon(1e-5)
+    _agrees(ours, _reference(dpa.LaplaceDpEvent(scale / sensitivity), steps, 1e-5))
+    eps0 = sensitivity / scale
+    one = pld._laplace_pld(scale, sensitivity)
+    for eps in (-1.5 * eps0, -0.5 * eps0, 0.0, 0.5 * eps0):
+        closed = (1 - math.exp((eps - eps0) / 2)) if eps >= -eps0 else 1 - math.exp(eps)
+        assert one.delta(eps) == pytest.approx(closed, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("direction", ["remove", "add"])
+def test_full_sampling_profile_and_pld_are_the_gaussian_s(direction):
+    z = 1.3
+    for eps in (-0.5, 0.0, 0.7, 2.0):
+        gaussian = (stats.norm.cdf(1 / (2 * z) - eps * z)
+                    - math.exp(eps) * stats.norm.cdf(-1 / (2 * z) - eps * z)) if eps >= 0 else None
+        ours = pld._subsampled_gaussian_delta(1.0, z, eps, direction)
+        if gaussian is not None:
+            assert ours == pytest.approx(gaussian, rel=1e-9, abs=1e-15)
+    array = pld._subsampled_gaussian_delta(1.0, z, [0.0, 1.0], direction)
+    assert isinstance(array, np.ndarray) and array.shape == (2,)
+    exact = gaussian_epsilon(z, 1e-5)
+    ours = pld._subsampled_gaussian_pld(1.0, z, direction=direction).epsilon(1e-5)
+    assert exact <= ours <= exact * (1 + 1e-5)
+
+
+def test_beyond_the_loss_s_range_delta_is_trivial():
+    # remove: the loss is at least ln(1 - q), so below it δ(ε) = 1 - e^ε; add: the loss is at
+    # most -ln(1 - q), so above it δ(ε) = 0
+    q, z = 0.3, 1.0
+    for eps in (-2.0, math.log(1 - q) - 1e-9):
+        assert pld._subsampled_gaussian_delta(q, z, eps, "remove") == pytest.approx(
+            -math.expm1(eps), rel=1e-12)
+    for eps in (-math.log(1 - q) + 1e-9, 0.5, 3.0):
+        assert pld._subsampled_gaussian_delta(q, z, eps, "add") == 0.0
+    assert pld._subsampled_gaussian_delta(q, z, 0.3, "add") > 0.0
+
+
+def test_the_rdp_accountant_is_rdp_at_orders_2_to_256():
+    from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
+
+    q, z, steps = 0.01, 1.1, 1_000
+    acc = RdpAccountant(orders=list(range(2, 257)))
+    acc.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z)), steps)
+    assert pld.dpsgd_epsilon(q, z, steps, 1e-5, accountant="rdp") == pytest.approx(
+        acc.get_epsilon(1e-5), rel=1e-9)
+
+
+def test_interval_sets_the_grid():
+    q, z, steps = 0.01, 1.1, 100
+    event = dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z))
+    coarse = pld.dpsgd_epsilon(q, z, steps, 1e-5, interval=1e-2)
+    reference = dpa.pld.PLDAccountant(value_discretization_interval=1e-2)
+    reference.compose(event, steps)
+    _agrees(coarse, reference.get_epsilon(1e-5))
+    assert coarse > pld.dpsgd_epsilon(q, z, steps, 1e-5)  # a coarser grid is looser
+    assert pld._subsampled_gaussian_pld(q, z, interval=1e-2).interval == 1e-2
+    assert pld._gaussian_pld(1.0, interval=1e-3).interval == 1e-3
+    assert pld._laplace_pld(1.0, interval=1e-3).interval == 1e-3
+
+
+@pytest.mark.parametrize(("call", "exc", "message"), [
+    (lambda: pld.dpsgd_epsilon(0.0, 1.0, 10, 1e-5), ValueError,
+     r"^sampling_rate must be in \(0, 1\], got 0.0$"),
+    (lambda: pld.dpsgd_epsilon(1.5, 1.0, 10, 1e-5), ValueError, r"^sampling_rate must be in"),
+    (lambda: pld.dpsgd_epsilon("q", 1.0, 10, 1e-5), TypeError, r"^sampling_rate must be a real"),
+    (lambda: pld.dpsgd_epsilon(0.1, 0.0, 10, 1e-5), ValueError, r"^noise_multiplier must be > 0"),
+    (lambda: pld.dpsgd_epsilon(0.1, 1.0, 0, 1e-5), ValueError, r"^steps must be >= 1, got 0$"),
+    (lambda: pld.dpsgd_epsilon(0.1, 1.0, 10, 0.0), ValueError, r"^delta must be in \(0, 1\)"),
+    (lambda: pld.dpsgd_epsilon(0.1, 1.0, 10, 1e-5, accountant="moments"), ValueError,
+     r"^accountant must be 'pld' or 'rdp', got 'moments'$"),
+    (lambda: pld.dpsgd_epsilon(0.1, 1.0, 10, 1e-5, interval=0.2), ValueError,
+     r"^interval must be <= 0.1 \(a finer grid is tighter\), got 0.2$"),
+    (lambda: pld.dpsgd_epsilon(0.1, 1.0, 10, 1e-5, interval=0.0), ValueError,
+     r"^interval must be > 0"),
+    (lambda: pld._gaussian_pld(0.0), ValueError, r"^sigma must be > 0"),
+    (lambda: pld._gaussian_pld(1.0, 0.0), ValueError, r"^sensitivity must be > 0"),
+    (lambda: pld._laplace_pld(0.0), ValueError, r"^scale must be > 0"),
+    (lambda: pld._laplace_pld(1.0, -1.0), ValueError, r"^sensitivity must be > 0"),
+    (lambda: pld._subsampled_gaussian_delta(0.0, 1.0, 0.5), ValueError,
+     r"^sampling_rate must be in \(0, 1\], got 0.0$"),
+    (lambda: pld._subsampled_gaussian_delta(1.5, 1.0, 0.5), ValueError, r"^sampling_rate must"),
+    (lambda: pld._subsampled_gaussian_delta(0.1, -1.0, 0.5), ValueError,
+     r"^noise_multiplier must be > 0"),
+    (lambda: pld._subsampled_gaussian_delta(0.1, 1.0, 0.5, direction="both"), ValueError,
+     r"^direction must be 'remove' or 'add', got 'both'$"),
+    (lambda: pld._subsampled_gaussian_delta(0.1, 1.0, [0.0, math.inf]), ValueError,
+     r"^epsilon must be finite$"),
+    (lambda: pld._subsampled_gaussian_pld(0.0, 1.0), ValueError,
+     r"^sampling_rate must be in \(0, 1\], got 0.0$"),
+    (lambda: pld._subsampled_gaussian_pld(1.5, 1.0), ValueError, r"^sampling_rate must"),
+    (lambda: pld._subsampled_gaussian_pld(0.1, 0.0), ValueError, r"^noise_multiplier must be > 0"),
+    (lambda: pld._subsampled_gaussian_pld(0.1, 1.0, interval=0.5), ValueError,
+     r"^interval must be <= 0.1"),
+    (lambda: pld._subsampled_gaussian_pld(0.1, 1.0, direction="both"), ValueError,
+     r"^direction must be 'remove' or 'add', got 'both'$"),
+    (lambda: pld._PrivacyLossDistribution([], 0, 1e-3), ValueError,
+     r"^masses must be a non-empty 1-D array of finite values$"),
+    (lambda: pld._PrivacyLossDistribution([[0.5, 0.5]], 0, 1e-3), ValueError, r"^masses must be a"),
+    (lambda: pld._PrivacyLossDistribution([0.5, math.nan], 0, 1e-3), ValueError,
+     r"^masses must be a"),
+    (lambda: pld._PrivacyLossDistribution([0.5, -0.1], 0, 1e-3), ValueError,
+     r"^masses must be >= 0$"),
+    (lambda: pld._PrivacyLossDistribution([1.0], 0.5, 1e-3), TypeError,
+     r"^offset must be an integer"),
+    (lambda: pld._PrivacyLossDistribution([1.0], 0, 0.2), ValueError, r"^interval must be <= 0.1"),
+    (lambda: pld._PrivacyLossDistribution([1.0], 0, 1e-3, infinity_mass=-0.1), ValueError,
+     r"^infinity_mass must be in \[0, 1\], got -0.1$"),
+    (lambda: pld._PrivacyLossDistribution([1.0], 0, 1e-3, infinity_mass=1.5), ValueError,
+     r"^infinity_mass must be in \[0, 1\], got 1.5$"),
+    (lambda: pld._PrivacyLossDistribution([1.0], 0, 1e-3, infinity_mass="0"), TypeError,
+     r"^infinity_mass must be a real number"),
+    (lambda: pld._PrivacyLossDistribution([1.0], 0, 1e-3).delta(math.nan), ValueError,
+     r"^epsilon must be finite$"),
+    (lambda: pld._PrivacyLossDistribution([1.0], 0, 1e-3).epsilon(0.0), ValueError,
+     r"^delta must be in \(0, 1\)"),
+    (lambda: pld._PrivacyLossDistribution([1.0], 0, 1e-3).self_compose(0), ValueError,
+     r"^count must be >= 1, got 0$"),
+    (lambda: pld._gaussian_pld(1.0).compose(pld._gaussian_pld(1.0, interval=1e-3)), ValueError,
+     r"^other has interval 0.001, not 0.0001$"),
+    (lambda: pld._gaussian_pld(1.0).compose(0.5), TypeError,
+     r"^other must be a PrivacyLossDistribution, got float$"),
+    (lambda: pld._PrivacyLossDistribution.from_privacy_profile(lambda e: e, lower=1.0, upper=0.0),
+     ValueError, r"^lower must be < upper, got 1.0 and 0.0$"),
+    (lambda: pld._PrivacyLossDistribution.from_privacy_profile(lambda e: e, lower=0.0, upper=0.0),
+     ValueError, r"^lower must be < upper"),
+    (lambda: pld._PrivacyLossDistribution.from_privacy_profile(lambda e: e, lower="0", upper=1.0),
+     TypeError, r"^lower must be a real number"),
+    (lambda: pld._PrivacyLossDistribution.from_privacy_profile(lambda e: e, lower=0.0, upper="1"),
+     TypeError, r"^upper must be a real number"),
+    (lambda: pld._gaussian_pld(0.05, interval=1e-5), ValueError,
+     r"^the grid from lower to upper is too long for interval; use a larger interval$"),
+])
+def test_every_message_starts_with_the_parameter(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
 def test_a_grid_too_long_for_the_fft_is_refused():
     with pytest.raises(ValueError, match="interval"):
         pld._gaussian_pld(0.05, interval=1e-5)
