@@ -39,6 +39,9 @@ ELSEWHERE = {
     "unit_default.ini": "the 2020 DAS housing-units configuration, printed in the Bureau's certificate",
     "broken.md": "a temporary problem file that tests/assignments/test_problems.py breaks on purpose",
     "x.md": "the name of a problem file in tests/assignments/test_problems.py, never written",
+    "variant.txt": "written by make assignments (assignments/build.py) beside the generated files, git-ignored",
+    "mutmut-stats.json": "mutmut's statistics, in its git-ignored work directory mutants/",
+    "m.py": "a made-up module path in tests/site/test_benchmarks.py's mutation-report tests",
     "grades.csv": "the scores `make grade` writes (assignments/grade.py), git-ignored",
 }
 
