@@ -543,3 +543,11 @@ def test_compose_refuses_a_grid_that_differs_by_more_than_rounding():
         p.compose(q)
     same = pld._laplace_pld(1.0, interval=1e-3 * (1 + 1e-14))
     assert p.compose(same).interval == 1e-3
+
+
+@pytest.mark.parametrize("size", [2, 3, 5, 9])
+def test_compose_is_the_full_convolution_when_its_length_is_one_past_a_power_of_two(size):
+    # composed lengths 3, 5, 9, 17: one more than a power of two, where a too-small FFT wraps
+    a = pld._PrivacyLossDistribution(np.full(size, 1 / size), -1, 0.1)
+    b = pld._PrivacyLossDistribution(np.linspace(1, 2, size) / np.linspace(1, 2, size).sum(), 2, 0.1)
+    assert a.compose(b).masses == pytest.approx(np.convolve(a.masses, b.masses), abs=1e-15)
