@@ -520,3 +520,34 @@ def test_calibration_refuses_targets_out_of_reach():
         pld.dpsgd_noise_multiplier(0.1, 1e6, 1, 1e-5, accountant="rdp")
     with pytest.raises(TypeError, match="steps"):
         pld.dpsgd_noise_multiplier(0.1, 1.0, 10.0, 1e-5)
+
+
+@pytest.mark.parametrize("sigma, sensitivity", [(3.0, 3.0), (5.0, 0.5)])
+def test_gaussian_grid_spans_twelve_standard_deviations_of_the_loss(sigma, sensitivity):
+    # the loss is N(mu, 2 mu) with mu = sensitivity^2 / (2 sigma^2) (Balle and Wang 2018); the
+    # grid runs from mu - 12 sd - h to mu + 12 sd + h, rounded outwards to multiples of h
+    h = 1e-3
+    mu = sensitivity**2 / (2 * sigma**2)
+    sd = math.sqrt(2 * mu)
+    p = pld._gaussian_pld(sigma, sensitivity, interval=h)
+    assert p.offset == math.floor((mu - 12 * sd - h) / h)
+    assert p.offset + p.masses.size - 1 == math.ceil((mu + 12 * sd + h) / h)
+    # and the mean loss it carries is mu (the mass beyond 12 sd is below 1e-30)
+    assert float(p.masses @ p.losses) == pytest.approx(mu, abs=2 * h)
+
+
+def test_compose_refuses_a_grid_that_differs_by_more_than_rounding():
+    p = pld._laplace_pld(1.0, interval=1e-3)
+    q = pld._laplace_pld(1.0, interval=1e-3 * (1 + 1e-10))
+    with pytest.raises(ValueError, match=r"^other has interval"):
+        p.compose(q)
+    same = pld._laplace_pld(1.0, interval=1e-3 * (1 + 1e-14))
+    assert p.compose(same).interval == 1e-3
+
+
+@pytest.mark.parametrize("size", [2, 3, 5, 9])
+def test_compose_is_the_full_convolution_when_its_length_is_one_past_a_power_of_two(size):
+    # composed lengths 3, 5, 9, 17: one more than a power of two, where a too-small FFT wraps
+    a = pld._PrivacyLossDistribution(np.full(size, 1 / size), -1, 0.1)
+    b = pld._PrivacyLossDistribution(np.linspace(1, 2, size) / np.linspace(1, 2, size).sum(), 2, 0.1)
+    assert a.compose(b).masses == pytest.approx(np.convolve(a.masses, b.masses), abs=1e-15)
