@@ -66,6 +66,26 @@ def _back_matter(app: Sphinx, config) -> None:
                                 + "\n\\def\\coursebackmatterpart{%s}\n" % escape(captions[0]))
 
 
+class EmptyCells(SphinxPostTransform):
+    """Drop the code cells that show nothing (LaTeX only).
+
+    A cell tagged ``remove-input`` whose outputs are only glue records (the cells that publish
+    numbers to the prose) leaves an empty cell container. The HTML writer ignores it; the LaTeX
+    writer turns it into empty environments whose paragraph skips, at the end of an exercise or
+    solution box, pushed the box past the page (an overfull vbox of 11 pt).
+    """
+
+    default_priority = 390
+    formats = ("latex",)
+
+    def run(self, **kwargs) -> None:
+        for cell in list(self.document.findall(nodes.container)):
+            if "cell" in cell["classes"] and cell.parent is not None and not cell.astext().strip() \
+                    and not any(True for _ in cell.findall(nodes.image)) \
+                    and not any(True for _ in cell.findall(nodes.raw)):
+                cell.parent.remove(cell)
+
+
 class LongTableWidths(SphinxPostTransform):
     """Give a long table's columns widths from their content (LaTeX only).
 
@@ -159,6 +179,7 @@ def _copy_pdf(app: Sphinx, exception) -> None:
 def setup(app: Sphinx) -> dict[str, object]:
     app.connect("builder-inited", _numbers_as_on_the_site, priority=900)
     app.connect("config-inited", _back_matter)
+    app.add_post_transform(EmptyCells)
     app.add_post_transform(LongTableWidths)
     app.connect("env-get-outdated", _pdf_link_outdated)
     app.connect("doctree-read", _record_pdf_link)

@@ -187,3 +187,11 @@ def test_numbers_match_the_site(pdf):
     assert len(refs) > 20
     wrong = sorted({(label, n) for label, n in refs if label in site and site[label] != n})
     assert wrong == [], wrong[:10]
+
+
+def test_cells_that_show_nothing_leave_nothing_in_the_latex(pdf):
+    """The cells that only glue numbers into the prose (tagged remove-input, outputs hidden)
+    are dropped from the LaTeX (course_pdf.EmptyCells), not written as empty environments."""
+    tex = (LATEX / "dp-by-running-code.tex").read_text(encoding="utf-8")
+    assert "\\DUrole{pasted-text}" in tex  # the glued numbers themselves are there
+    assert "{tag_remove-input}" not in tex
