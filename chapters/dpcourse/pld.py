@@ -422,6 +422,14 @@ def _subsampled_gaussian_pld(sampling_rate: float, noise_multiplier: float, *,
 # --------------------------------------------------------------------------------------------
 # DP-SGD
 # --------------------------------------------------------------------------------------------
+def _check_dpsgd(sampling_rate: float, steps: int, delta: float) -> tuple[float, int, float]:
+    """The checked (sampling_rate, steps, delta) of a DP-SGD run, in (0, 1], >= 1 and (0, 1)."""
+    q = check_real(sampling_rate, "sampling_rate")
+    if not 0 < q <= 1:
+        raise ValueError(f"sampling_rate must be in (0, 1], got {q}")
+    return q, check_integer(steps, "steps", minimum=1), check_delta(delta)
+
+
 def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, delta: float,
                   accountant: str = "pld", *, interval: float = 1e-4) -> float:
     r"""ε of ``steps`` steps of DP-SGD (Poisson sampling, add/remove neighbours).
@@ -455,12 +463,8 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
     >>> round(dpsgd_epsilon(256 / 26048, 1.0, 102, 1e-5), 3)
     0.71
     """
-    q = check_real(sampling_rate, "sampling_rate")
-    if not 0 < q <= 1:
-        raise ValueError(f"sampling_rate must be in (0, 1], got {q}")
+    q, steps, delta = _check_dpsgd(sampling_rate, steps, delta)
     z = check_positive(noise_multiplier, "noise_multiplier")
-    steps = check_integer(steps, "steps", minimum=1)
-    delta = check_delta(delta)
     if accountant == "rdp":
         from .conversions import rdp_to_dp
         from .gaussian import subsampled_gaussian_rdp
@@ -550,12 +554,8 @@ def dpsgd_noise_multiplier(sampling_rate: float, epsilon: float, steps: int, del
     >>> dpsgd_epsilon(256 / 26048, z, 102, 1e-5) <= 1.0
     True
     """
-    q = check_real(sampling_rate, "sampling_rate")
-    if not 0 < q <= 1:
-        raise ValueError(f"sampling_rate must be in (0, 1], got {q}")
+    q, steps, delta = _check_dpsgd(sampling_rate, steps, delta)
     target = check_positive(epsilon, "epsilon")
-    steps = check_integer(steps, "steps", minimum=1)
-    delta = check_delta(delta)
     if accountant not in ("pld", "rdp"):
         raise ValueError(f"accountant must be 'pld' or 'rdp', got {accountant!r}")
     rtol = check_positive(rtol, "rtol")
