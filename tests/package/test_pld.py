@@ -397,6 +397,7 @@ def test_interval_sets_the_grid():
     (lambda: pld._subsampled_gaussian_delta(0.0, 1.0, 0.5), ValueError,
      r"^sampling_rate must be in \(0, 1\], got 0.0$"),
     (lambda: pld._subsampled_gaussian_delta(1.5, 1.0, 0.5), ValueError, r"^sampling_rate must"),
+    (lambda: pld._subsampled_gaussian_delta("q", 1.0, 0.5), TypeError, r"^sampling_rate must be a real"),
     (lambda: pld._subsampled_gaussian_delta(0.1, -1.0, 0.5), ValueError,
      r"^noise_multiplier must be > 0"),
     (lambda: pld._subsampled_gaussian_delta(0.1, 1.0, 0.5, direction="both"), ValueError,
@@ -406,6 +407,7 @@ def test_interval_sets_the_grid():
     (lambda: pld._subsampled_gaussian_pld(0.0, 1.0), ValueError,
      r"^sampling_rate must be in \(0, 1\], got 0.0$"),
     (lambda: pld._subsampled_gaussian_pld(1.5, 1.0), ValueError, r"^sampling_rate must"),
+    (lambda: pld._subsampled_gaussian_pld("q", 1.0), TypeError, r"^sampling_rate must be a real"),
     (lambda: pld._subsampled_gaussian_pld(0.1, 0.0), ValueError, r"^noise_multiplier must be > 0"),
     (lambda: pld._subsampled_gaussian_pld(0.1, 1.0, interval=0.5), ValueError,
      r"^interval must be <= 0.1"),
@@ -498,6 +500,7 @@ def test_rdp_calibration_is_the_rdp_bound_inverted_and_asks_for_more_noise():
 
 @pytest.mark.parametrize(("kwargs", "name"), [
     ({"sampling_rate": 0.0}, "sampling_rate"),
+    ({"sampling_rate": 1.5}, "sampling_rate"),   # must not read as "no noise is enough"
     ({"epsilon": 0.0}, "epsilon"),
     ({"epsilon": math.nan}, "epsilon"),
     ({"steps": 0}, "steps"),
@@ -509,14 +512,21 @@ def test_rdp_calibration_is_the_rdp_bound_inverted_and_asks_for_more_noise():
 ])
 def test_calibration_bad_input_names_the_parameter(kwargs, name):
     args = {"sampling_rate": 0.1, "epsilon": 1.0, "steps": 10, "delta": 1e-5} | kwargs
-    with pytest.raises(ValueError, match=name):
+    with pytest.raises(ValueError, match=rf"^{name} "):
         pld.dpsgd_noise_multiplier(**args)
 
 
+def test_calibration_takes_rtol_up_to_and_including_0_1():
+    z = pld.dpsgd_noise_multiplier(0.2, 8.0, 150, 1e-5, accountant="rdp", rtol=0.1)
+    assert pld.dpsgd_epsilon(0.2, z, 150, 1e-5, accountant="rdp") <= 8.0
+    assert pld.dpsgd_epsilon(0.2, z / 1.1, 150, 1e-5, accountant="rdp") > 8.0
+
+
 def test_calibration_refuses_targets_out_of_reach():
-    with pytest.raises(ValueError, match="epsilon"):     # no noise up to z = 1000 is enough
+    # the message says which way the target is out of reach, and what to do about it
+    with pytest.raises(ValueError, match="^epsilon is not met .* up to 1000.0: ask for a larger epsilon$"):
         pld.dpsgd_noise_multiplier(1.0, 1e-4, 1, 1e-5, accountant="rdp")
-    with pytest.raises(ValueError, match="epsilon"):     # even z = 0.05 already meets it
+    with pytest.raises(ValueError, match="^epsilon is met .* down to 0.05: ask for a smaller epsilon$"):
         pld.dpsgd_noise_multiplier(0.1, 1e6, 1, 1e-5, accountant="rdp")
     with pytest.raises(TypeError, match="steps"):
         pld.dpsgd_noise_multiplier(0.1, 1.0, 10.0, 1e-5)
@@ -551,3 +561,94 @@ def test_compose_is_the_full_convolution_when_its_length_is_one_past_a_power_of_
     a = pld._PrivacyLossDistribution(np.full(size, 1 / size), -1, 0.1)
     b = pld._PrivacyLossDistribution(np.linspace(1, 2, size) / np.linspace(1, 2, size).sum(), 2, 0.1)
     assert a.compose(b).masses == pytest.approx(np.convolve(a.masses, b.masses), abs=1e-15)
+
+
+def test_calibration_meets_the_target_on_the_grid_it_is_given():
+    # a coarser grid is more pessimistic: the noise calibrated on the default grid (1e-4) misses
+    # the target on a grid of 0.02, so the search must use the grid it is given (and, for its
+    # coarse pass, min(10 x 0.02, 0.1) = 0.1, the coarsest grid there is)
+    q, steps = 0.2, 150
+    z = pld.dpsgd_noise_multiplier(q, 8.0, steps, 1e-5, interval=0.02)
+    assert pld.dpsgd_epsilon(q, z, steps, 1e-5, interval=0.02) <= 8.0
+    z_default = pld.dpsgd_noise_multiplier(q, 8.0, steps, 1e-5)
+    assert pld.dpsgd_epsilon(q, z_default, steps, 1e-5, interval=0.02) > 8.0
+
+
+def test_calibration_counts_a_loss_too_wide_for_the_fft_as_missing_the_target():
+    # without subsampling, one step with z < 0.123 has a loss too wide for the default grid's
+    # FFT, while the coarse pass (grid 1e-3) accounts for it and lands there; the answer must
+    # then be raised, by factors 1 + rtol, to the first z the fine grid can account for
+    with pytest.raises(ValueError, match="too long for interval"):
+        pld.dpsgd_epsilon(1.0, 0.12, 1, 1e-5)
+    z = pld.dpsgd_noise_multiplier(1.0, 80.0, 1, 1e-5, rtol=0.05)
+    assert pld.dpsgd_epsilon(1.0, z, 1, 1e-5) <= 80.0
+    with pytest.raises(ValueError, match="too long for interval"):
+        pld.dpsgd_epsilon(1.0, z / 1.05, 1, 1e-5)
+    assert 0.12 < z < 0.12 * 1.05**2
+
+
+def test_laplace_pld_is_exact_at_a_grid_point_below_minus_eps0():
+    # every loss is >= -eps0, so below it the profile is delta(eps) = 1 - e^eps (S = every
+    # output). With eps0 = 1/3 and h = 1e-3 the grid starts one point below -eps0, where the
+    # discretised PLD must still reproduce the profile exactly, as at every grid point
+    eps0, h = 1 / 3, 1e-3
+    dist = pld._laplace_pld(1 / eps0, interval=h)
+    first = float(dist.losses[0])
+    assert first < -eps0 < dist.losses[1]
+    assert dist.delta(first) == pytest.approx(-math.expm1(first), rel=1e-9)
+
+
+def test_delta_takes_any_real_epsilon():
+    from fractions import Fraction
+    dist = pld._laplace_pld(1.0, interval=1e-3)
+    assert dist.delta(Fraction(1, 2)) == dist.delta(0.5)
+    assert dist.delta(0) == dist.delta(0.0)
+    for direction in ("remove", "add"):
+        assert (pld._subsampled_gaussian_delta(0.1, 1.0, Fraction(1, 2), direction)
+                == pld._subsampled_gaussian_delta(0.1, 1.0, 0.5, direction))
+
+
+def test_self_compose_warns_about_nothing():
+    # the PLD of a Laplace release has zero masses (rounding clipped at 0); the Chernoff bound
+    # of the FFT window must skip them rather than take log(0)
+    import warnings
+    dist = pld._laplace_pld(1.0, interval=1e-3)
+    assert (dist.masses == 0).any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dist.self_compose(10)
+
+
+def test_a_composition_too_wide_for_one_fft_is_refused():
+    with pytest.raises(ValueError, match=r"^the composed loss is too wide for one FFT at this "
+                                         r"interval; use a larger interval$"):
+        pld._laplace_pld(1.0, interval=1e-4).self_compose(10**6)
+
+
+@pytest.mark.parametrize(("q", "z", "direction"), [
+    (0.01, 1.0, "remove"), (0.01, 1.0, "add"), (0.3, 0.5, "remove"), (0.3, 0.5, "add"),
+    (1.0, 0.2, "remove"), (1.0, 0.2, "add"), (0.01, 10.0, "remove"), (0.01, 10.0, "add")])
+def test_subsampled_gaussian_grid_spans_the_loss_up_to_tails_of_1e_18(q, z, direction):
+    # the documented grid: x beyond which N(0, z^2) and N(1, z^2) put less than 1e-18 (from
+    # scipy's normal quantile), the "remove" loss ln((1 - q) + q e^{(2x - 1)/(2 z^2)}) at those
+    # x (at least ln(1 - q) for q < 1), the "add" loss its negative; one step of margin each side
+    h = 1e-3
+    tail = stats.norm.isf(1e-18)
+    x_lo, x_hi = -tail * z, tail * z + 1.0
+    a = lambda x: (2 * x - 1) / (2 * z * z)
+    remove = (lambda x: math.log(1 - q + q * math.exp(a(x)))) if q < 1 else a
+    if direction == "remove":
+        lo, hi = (math.log1p(-q) if q < 1 else remove(x_lo)), remove(x_hi)
+    else:
+        lo, hi = -remove(x_hi), (-math.log1p(-q) if q < 1 else -remove(x_lo))
+    dist = pld._subsampled_gaussian_pld(q, z, direction=direction, interval=h)
+    assert dist.losses[0] == pytest.approx(lo - h, abs=1.01 * h)
+    assert dist.losses[-1] == pytest.approx(hi + h, abs=1.01 * h)
+
+
+def test_subsampled_gaussian_profile_at_the_ends_of_the_loss():
+    # with q = 1/2 the ends of the loss are exact in floating point: the "remove" loss is at
+    # least ln(1 - q) = -ln 2, where delta = 1 - e^eps = q; the "add" loss is at most ln 2,
+    # where delta = 0
+    assert pld._subsampled_gaussian_delta(0.5, 1.0, math.log(0.5), "remove") == 0.5
+    assert pld._subsampled_gaussian_delta(0.5, 1.0, math.log(2.0), "add") == 0.0
