@@ -9,8 +9,8 @@ Run with ``make benchmark`` (one BLAS thread, PYTHONHASHSEED=0). Measures, on th
   and nbval's wall time;
 * the first visit of every page in chromium: bytes of everything it loads, as sent by a plain
   server and as a static host that gzips text would send it;
-* Lighthouse on every page, as a phone on a slow connection sees it (``lighthouse.py``; the
-  issue-23 targets and the before/after table are there);
+* Lighthouse on every page, as a phone on a slow connection sees it, text gzipped as GitHub
+  Pages sends it (``lighthouse.py``; the issue-23 targets and the before/after table are there);
 * the heavy computations on full Adult: the chapter's ``k_anonymity``, Mondrian, ``audit_epsilon``;
 * the disk the virtual environment takes.
 
@@ -50,13 +50,16 @@ import mutation  # noqa: E402  (benchmarks/mutation.py: `make mutation` writes i
 import lighthouse  # noqa: E402  (benchmarks/lighthouse.py, beside this file)
 
 TARGETS = {
-    "notebook_max_s": 10.0,
+    "notebook_max_s": 10.0,                # every chapter but the engines chapter
+    "engines_notebook_s": 60.0,            # dp-engines.ipynb: Spark's start-up counts (issue 24)
     "no_change_rebuild_s": 10.0,
     "k_anonymity_ms": 50.0,
     "chapter_page_max_kib": 2048.0,        # 2 MB (MiB) on a first visit, uncompressed
     "chapter_page_max_gzip_kib": 600.0,    # as a host that gzips text would send it
     "ci_s": 1200.0,                        # the developers' guide: aim for under 20 minutes
 }
+#: The chapter that starts a JVM (Spark); it has its own run-time target, ``engines_notebook_s``.
+ENGINES_NOTEBOOK = "dp-engines.ipynb"
 #: Runs of each notebook; the report keeps the median.
 NOTEBOOK_RUNS = 3
 #: Text types a static host compresses; images and fonts are sent as they are.
@@ -218,10 +221,14 @@ def computation_timings() -> dict[str, float]:
 
 
 def notebook_summary(samples: dict[str, list[float]]) -> dict[str, object]:
-    """Each notebook's median run, their total and the slowest, from every run's seconds."""
+    """Each notebook's median run, their total, the slowest but the engines chapter, and that one.
+    """
     medians = {name: statistics.median(values) for name, values in samples.items()}
-    return {"notebooks_s": medians, "notebooks_total_s": sum(medians.values()),
-            "notebook_max_s": max(medians.values())}
+    out = {"notebooks_s": medians, "notebooks_total_s": sum(medians.values()),
+           "notebook_max_s": max(v for k, v in medians.items() if k != ENGINES_NOTEBOOK)}
+    if ENGINES_NOTEBOOK in medians:
+        out["engines_notebook_s"] = medians[ENGINES_NOTEBOOK]
+    return out
 
 
 def targets_met(results: dict) -> dict[str, bool]:
@@ -284,7 +291,7 @@ def measure_pages() -> dict[str, object]:
     out["chapter_page_max_kib"] = max(v["bytes"] for v in chapters) / 1024
     out["chapter_page_max_gzip_kib"] = max(v["gzip_bytes"] for v in chapters) / 1024
     print("lighthouse ...", flush=True)
-    out["lighthouse"] = lighthouse.lighthouse_pages(ROOT / "_build" / "html")
+    out["lighthouse"] = lighthouse.lighthouse_pages(ROOT / "_build" / "html", compress=True)
     out["lighthouse_measured_at"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return out
 
@@ -348,8 +355,10 @@ def markdown(r: dict) -> str:
     if "pdf_build_s" in r:
         lines.append(f"| PDF edition (`make pdf`) | {r['pdf_build_s']:.1f} s | | |")
     lines += [
-        f"| slowest notebook (fresh kernel, one core, median of {NOTEBOOK_RUNS} runs) | {r['notebook_max_s']:.1f} s | < 10 s | "
-        f"{ok('notebook_max_s')} |",
+        f"| slowest notebook but `{ENGINES_NOTEBOOK}` (fresh kernel, one core, median of "
+        f"{NOTEBOOK_RUNS} runs) | {r['notebook_max_s']:.1f} s | < 10 s | {ok('notebook_max_s')} |",
+        f"| `{ENGINES_NOTEBOOK}`, Spark's start-up included (same conditions) | "
+        f"{value('engines_notebook_s', '.1f')} s | < 60 s | {ok('engines_notebook_s')} |",
         f"| all notebooks | {r['notebooks_total_s']:.1f} s | | |",
         f"| nbval, all notebooks | {r['nbval_s']:.1f} s | | |",
         f"| heaviest chapter page, first visit | {r['chapter_page_max_kib']:.0f} KiB | "

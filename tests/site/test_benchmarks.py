@@ -35,6 +35,17 @@ def test_each_notebook_time_is_the_median_of_its_runs():
                        "notebooks_total_s": 7.0, "notebook_max_s": 5.0}
 
 
+def test_the_engines_chapter_is_judged_apart_from_the_others():
+    # Spark's JVM start-up counts in dp-engines' run time: its target is 60 s, every other
+    # chapter's 10 s, so it must not be the "slowest notebook" the 10-s target judges
+    summary = run.notebook_summary({"first": [3.0, 3.0, 3.0], run.ENGINES_NOTEBOOK: [40.0] * 3})
+    assert summary["notebook_max_s"] == 3.0
+    assert summary["engines_notebook_s"] == 40.0
+    assert summary["notebooks_total_s"] == 43.0
+    assert run.targets_met(summary) == {"notebook_max_s": True, "engines_notebook_s": True}
+    assert run.targets_met({"engines_notebook_s": 61.0}) == {"engines_notebook_s": False}
+
+
 def test_a_target_is_met_strictly_below_it_and_unmeasured_ones_are_left_out():
     names = sorted(run.TARGETS)
     below, at, above = names[:3]
