@@ -353,10 +353,14 @@ def test_beyond_the_loss_s_range_delta_is_trivial():
     assert pld._subsampled_gaussian_delta(q, z, 0.3, "add") > 0.0
 
 
-def test_the_rdp_accountant_is_rdp_at_orders_2_to_256():
+@pytest.mark.parametrize(("q", "z", "steps"), [
+    (0.01, 1.1, 1_000),
+    (1.0, 0.2, 1),       # weak privacy: the best order is the smallest, 2
+    (1.0, 60.0, 1),      # strong privacy: the best order would be above 256, so it is 256
+])
+def test_the_rdp_accountant_is_rdp_at_orders_2_to_256(q, z, steps):
     from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
 
-    q, z, steps = 0.01, 1.1, 1_000
     acc = RdpAccountant(orders=list(range(2, 257)))
     acc.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z)), steps)
     assert pld.dpsgd_epsilon(q, z, steps, 1e-5, accountant="rdp") == pytest.approx(
@@ -652,3 +656,60 @@ def test_subsampled_gaussian_profile_at_the_ends_of_the_loss():
     # where delta = 0
     assert pld._subsampled_gaussian_delta(0.5, 1.0, math.log(0.5), "remove") == 0.5
     assert pld._subsampled_gaussian_delta(0.5, 1.0, math.log(2.0), "add") == 0.0
+
+
+def test_a_pld_takes_any_real_masses_and_infinity_mass_up_to_1():
+    from fractions import Fraction
+    halves = pld._PrivacyLossDistribution([Fraction(1, 2), Fraction(1, 2)], 0, 0.1)
+    assert halves.delta(0.0) == pld._PrivacyLossDistribution([0.5, 0.5], 0, 0.1).delta(0.0)
+    # everything at +infinity: no epsilon is enough
+    assert pld._PrivacyLossDistribution([0.0], 0, 0.1, infinity_mass=1.0).epsilon(0.5) == math.inf
+
+
+def test_the_longest_grid_one_fft_can_compose():
+    # the grid may hold _MAX_FFT // 2 points (the FFT of two of them fits), not one more;
+    # h = 1/16 is exact in binary, so the grid from h to m h has exactly m points
+    h, m = 1 / 16, pld._MAX_FFT // 2
+    zero = lambda eps: np.zeros_like(eps)
+    dist = pld._PrivacyLossDistribution.from_privacy_profile(zero, lower=h, upper=m * h, interval=h)
+    assert dist.offset == 1 and dist.masses.size == m
+    with pytest.raises(ValueError, match="too long for interval"):
+        pld._PrivacyLossDistribution.from_privacy_profile(zero, lower=h, upper=(m + 1) * h,
+                                                           interval=h)
+
+
+def test_connect_the_dots_clips_the_profile_to_0_1_and_takes_integer_profiles():
+    # a profile with values outside [0, 1] gives the PLD of the profile clipped to [0, 1], and
+    # an integer-valued profile the PLD of the same values as floats
+    e0, h = 1.0, 0.01
+    profile = lambda eps: np.where(eps < -e0, -np.expm1(np.minimum(eps, 0)),
+                                   np.clip((math.exp(e0) - np.exp(eps)) / (1 + math.exp(e0)), 0, 1))
+    wild = lambda eps: np.where(eps < -1.1, 2.0, np.where(eps > e0, -0.5, profile(eps)))
+    build = lambda f, **kw: pld._PrivacyLossDistribution.from_privacy_profile(
+        f, lower=-1.2, upper=1.2, interval=h, **kw)
+    tame, clipped = build(lambda eps: np.clip(wild(eps), 0.0, 1.0)), build(wild)
+    assert clipped.masses == pytest.approx(tame.masses, abs=1e-12)
+    assert clipped.infinity_mass == tame.infinity_mass == 0.0
+    step = lambda eps: (eps < 0.5).astype(int)          # δ = 1 below 0.5, 0 from 0.5 on
+    ints = build(step)
+    floats = build(lambda eps: (eps < 0.5).astype(float))
+    assert ints.masses == pytest.approx(floats.masses, abs=1e-12)
+
+
+def test_connect_the_dots_keeps_the_masses_at_both_ends_of_the_grid():
+    # the grid runs from one step below -e0 to exactly e0: randomized response's two masses
+    # sit on the second point and on the last one
+    e0, h = 1.0, 0.01
+    profile = lambda eps: np.where(eps < -e0, -np.expm1(np.minimum(eps, 0)),
+                                   np.clip((math.exp(e0) - np.exp(eps)) / (1 + math.exp(e0)), 0, 1))
+    one = pld._PrivacyLossDistribution.from_privacy_profile(profile, lower=-e0 - h, upper=e0,
+                                                             interval=h)
+    heavy = np.flatnonzero(one.masses > 1e-9)
+    assert list(one.losses[heavy]) == pytest.approx([-1.0, 1.0], abs=1e-12)
+    assert one.masses[heavy] == pytest.approx([1 / (1 + math.e), math.e / (1 + math.e)], rel=1e-9)
+
+
+def test_epsilon_is_zero_when_all_the_mass_above_zero_is_below_delta():
+    # 7e-6 of the mass at loss 0.1, the rest at -0.1: delta(0) <= 7e-6 < 1e-5 already
+    dist = pld._PrivacyLossDistribution([1 - 7e-6, 0.0, 7e-6], -1, 0.1)
+    assert dist.epsilon(1e-5) == 0.0
