@@ -173,7 +173,8 @@ def page_weights() -> dict[str, dict[str, int]]:
         for page_path in pages:
             context = browser.new_context()
             page = context.new_page()
-            page.goto(f"{base}/{page_path}", wait_until="networkidle")
+            page.goto(f"{base}/{page_path}", wait_until="load")
+            page.wait_for_load_state("networkidle")
             page.wait_for_timeout(300)
             urls = page.evaluate("""() => performance.getEntries()
                 .filter(e => e.entryType === 'navigation' || e.entryType === 'resource')

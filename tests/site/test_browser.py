@@ -281,7 +281,8 @@ def test_phone_width_nothing_is_cut_off(browser, site_url, page):
     context = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         p = context.new_page()
-        p.goto(f"{site_url}/{page}.html", wait_until="networkidle")
+        p.goto(f"{site_url}/{page}.html", wait_until="load")
+        p.wait_for_load_state("networkidle")
         assert p.evaluate("() => document.documentElement.scrollWidth") <= 390
         assert _overflow_report(p) == []
     finally:
@@ -293,7 +294,8 @@ def test_dark_mode_shows_figures_undimmed_on_white(browser, site_url):
     try:
         p = context.new_page()
         p.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
-        p.goto(f"{site_url}/chapters/laplace-mechanism.html", wait_until="networkidle")
+        p.goto(f"{site_url}/chapters/laplace-mechanism.html", wait_until="load")
+        p.wait_for_load_state("networkidle")
         assert p.evaluate("() => document.documentElement.dataset.theme") == "dark"
         styles = p.eval_on_selector_all("div.cell_output img", """imgs => imgs.map(i => {
             const s = getComputedStyle(i); return [s.filter, s.backgroundColor]; })""")
@@ -315,7 +317,8 @@ def test_code_keeps_its_colours_without_the_plain_token_spans(browser, site_url,
         p = context.new_page()
         p.add_init_script(f"localStorage.setItem('mode', '{theme}'); "
                           f"localStorage.setItem('theme', '{theme}');")
-        p.goto(f"{site_url}/chapters/privacy-accounting.html", wait_until="networkidle")
+        p.goto(f"{site_url}/chapters/privacy-accounting.html", wait_until="load")
+        p.wait_for_load_state("networkidle")
         assert p.evaluate("() => document.documentElement.dataset.theme") == theme
         colours = p.evaluate("""plain => {
             const pres = [...document.querySelectorAll('div.cell_input div.highlight pre')];
@@ -342,7 +345,8 @@ def test_colour_mode_follows_the_system_and_the_switch_shows_and_cycles(browser,
     context = browser.new_context(color_scheme=system)
     try:
         p = context.new_page()
-        p.goto(f"{site_url}/chapters/sensitivity.html", wait_until="networkidle")
+        p.goto(f"{site_url}/chapters/sensitivity.html", wait_until="load")
+        p.wait_for_load_state("networkidle")
         state = ("() => [document.documentElement.dataset.mode, "
                  "document.documentElement.dataset.theme]")
         assert p.evaluate(state) == ["auto", system]
@@ -372,7 +376,8 @@ def test_phone_width_wide_table_shows_its_scroll_cue(browser, site_url):
     context = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         p = context.new_page()
-        p.goto(f"{site_url}/chapters/linkage-attacks.html", wait_until="networkidle")
+        p.goto(f"{site_url}/chapters/linkage-attacks.html", wait_until="load")
+        p.wait_for_load_state("networkidle")
         box = p.locator("div.cell_output .output.text_html:has(table)").first
         box.scroll_into_view_if_needed()
         assert box.evaluate("b => b.scrollWidth > b.clientWidth + 50")  # it is a wide table
@@ -391,7 +396,8 @@ def test_desktop_shows_one_search_field(browser, site_url):
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         p = context.new_page()
-        p.goto(f"{site_url}/chapters/sensitivity.html", wait_until="networkidle")
+        p.goto(f"{site_url}/chapters/sensitivity.html", wait_until="load")
+        p.wait_for_load_state("networkidle")
         visible = p.eval_on_selector_all(".search-button-field", """els => els.filter(e => {
             const r = e.getBoundingClientRect(), s = getComputedStyle(e);
             return r.width > 0 && r.height > 0 && s.visibility !== 'hidden'; }).length""")

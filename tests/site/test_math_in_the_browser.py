@@ -74,7 +74,9 @@ def _open(browser, url: str, theme: str, javascript: bool = True):
     page = context.new_page()
     page.add_init_script(f"localStorage.setItem('mode', '{theme}'); "
                          f"localStorage.setItem('theme', '{theme}');")
-    page.goto(url, wait_until="networkidle")
+    # "load" first: Playwright's "networkidle" alone can fire before a long page is parsed
+    page.goto(url, wait_until="load")
+    page.wait_for_load_state("networkidle")
     return context, page, requests
 
 
