@@ -105,6 +105,7 @@ class PageVisit:
     """A page loaded with every request, console error and page error recorded."""
 
     def __init__(self, browser, url: str):
+        self.url = url
         self.context = browser.new_context(accept_downloads=True)
         self.external: list[str] = []
         self.errors: list[str] = []
@@ -145,12 +146,26 @@ def visit(browser, site_url):
         v.close()
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_page_loads_cleanly(visit, page):
+@pytest.fixture(scope="module")
+def loaded(request, browser, site_url):
+    """One visit to the page ``request.param``, shared by that page's tests below.
+
+    The fixture is module-scoped and parametrized indirectly, so pytest runs each page's tests
+    one after another on the same visit (in the order they are defined: the checks that only
+    read the page, then the one that clicks) and closes it before opening the next page.
+    """
+    v = PageVisit(browser, f"{site_url}/{request.param}.html")
+    v.name = request.param
+    yield v
+    v.close()
+
+
+@pytest.mark.parametrize("loaded", PAGES, indirect=True)
+def test_page_loads_cleanly(loaded):
     """No console error (a missing favicon included), no failed or outside request, every
     image loaded once scrolled to (figures load lazily), every icon drawn, and the math
-    rendered (one visit per page checks all of it)."""
-    v = visit(page)
+    rendered."""
+    v, page = loaded, loaded.name
     for i in range(v.page.locator("img").count()):  # lazy images load when scrolled to
         v.page.locator("img").nth(i).scroll_into_view_if_needed()
     v.page.wait_for_load_state("networkidle")
@@ -178,11 +193,25 @@ def _check_math(v, page) -> None:
     assert v.page.locator(".katex-error").count() == 0
 
 
-@pytest.mark.parametrize("page", NOTEBOOK_PAGES)
-def test_notebook_buttons(visit, site_url, page):
+@pytest.mark.parametrize("loaded", PAGES, indirect=True)
+def test_accessibility_axe(loaded):
+    """axe-core (bundled in axe-playwright-python) finds no serious or critical violation."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(loaded.page)
+    bad = [
+        (viol["id"], viol["impact"], [n["target"] for n in viol["nodes"]][:3])
+        for viol in results.response["violations"]
+        if viol["impact"] in ("serious", "critical")
+    ]
+    assert bad == [], f"{loaded.name}: {bad}"
+
+
+@pytest.mark.parametrize("loaded", NOTEBOOK_PAGES, indirect=True)
+def test_notebook_buttons(loaded):
     """The download button saves the notebook. This build knows no repository, so there is no
     Binder or repository button (tests/site/test_publishing.py checks them in a build that does)."""
-    v = visit(page)
+    v, page = loaded, loaded.name
     name = Path(page).name + ".ipynb"
     assert v.page.locator("a[href*='mybinder.org']").count() == 0
     assert v.page.locator("a[href*='github.com']").count() == 0
@@ -215,21 +244,6 @@ def test_course_archive_is_offered_and_complete(visit, site_url, tmp_path):
     expected = {arcname for _, arcname in course_files(ROOT)} | {"dp-course/README.md"}
     assert {f"dp-course/{p}.ipynb" for p in NOTEBOOK_PAGES} <= expected
     assert names == expected, sorted(names ^ expected)
-
-
-@pytest.mark.parametrize("page", PAGES)
-def test_accessibility_axe(visit, page):
-    """axe-core (bundled in axe-playwright-python) finds no serious or critical violation."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    v = visit(page)
-    results = Axe().run(v.page)
-    bad = [
-        (viol["id"], viol["impact"], [n["target"] for n in viol["nodes"]][:3])
-        for viol in results.response["violations"]
-        if viol["impact"] in ("serious", "critical")
-    ]
-    assert bad == [], f"{page}: {bad}"
 
 
 def _overflow_report(page) -> list[str]:
