@@ -53,9 +53,7 @@ venv: python-version $(VENV)/.installed
 $(VENV)/.installed: requirements.txt requirements-dev.txt requirements-lock.txt package-lock.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# --no-compile: Python compiles each module when it is first imported; compiling all of
-	# them here (pyspark, JupyterLab, ...) would double the install time
-	$(BIN)/python -m pip install --quiet --no-compile --require-hashes -r requirements-lock.txt
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-lock.txt
 	@$(MAKE) --no-print-directory actionlint
 	@command -v npm >/dev/null || { echo "npm not found: install Node.js and npm (the build renders formulas with KaTeX)"; exit 1; }
 	# KaTeX (the build renders the formulas) and Lighthouse (make benchmark), pinned by
