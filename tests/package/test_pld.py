@@ -278,12 +278,18 @@ def test_a_wide_composition_is_windowed_and_its_bound_holds():
                                                                            rel=1e-6)
 
 
+def _randomized_response_profile(e0: float):
+    """The privacy profile of randomized response at epsilon e0: 1 - e^eps below -e0 (S = every
+    output), (e^e0 - e^eps) / (1 + e^e0) on [-e0, e0], and 0 above."""
+    return lambda eps: np.where(eps < -e0, -np.expm1(np.minimum(eps, 0)),
+                                np.clip((math.exp(e0) - np.exp(eps)) / (1 + math.exp(e0)), 0, 1))
+
+
 def test_connect_the_dots_on_a_known_profile():
     """Randomized response at ε0 = 1 has δ(ε) = (e^ε0 − e^ε)/(1 + e^ε0) on [−ε0, ε0] and
     1 − e^ε below: the grid's masses sit at ±ε0 (up to the grid) and reproduce it."""
     e0, h = 1.0, 0.01
-    profile = lambda eps: np.where(eps < -e0, -np.expm1(np.minimum(eps, 0)),
-                                   np.clip((math.exp(e0) - np.exp(eps)) / (1 + math.exp(e0)), 0, 1))
+    profile = _randomized_response_profile(e0)
     one = pld._PrivacyLossDistribution.from_privacy_profile(profile, lower=-1.2, upper=1.2,
                                                              interval=h)
     assert one.offset == -120 and one.masses.size == 241 and one.interval == h
@@ -682,8 +688,7 @@ def test_connect_the_dots_clips_the_profile_to_0_1_and_takes_integer_profiles():
     # a profile with values outside [0, 1] gives the PLD of the profile clipped to [0, 1], and
     # an integer-valued profile the PLD of the same values as floats
     e0, h = 1.0, 0.01
-    profile = lambda eps: np.where(eps < -e0, -np.expm1(np.minimum(eps, 0)),
-                                   np.clip((math.exp(e0) - np.exp(eps)) / (1 + math.exp(e0)), 0, 1))
+    profile = _randomized_response_profile(e0)
     wild = lambda eps: np.where(eps < -1.1, 2.0, np.where(eps > e0, -0.5, profile(eps)))
     build = lambda f, **kw: pld._PrivacyLossDistribution.from_privacy_profile(
         f, lower=-1.2, upper=1.2, interval=h, **kw)
@@ -700,8 +705,7 @@ def test_connect_the_dots_keeps_the_masses_at_both_ends_of_the_grid():
     # the grid runs from one step below -e0 to exactly e0: randomized response's two masses
     # sit on the second point and on the last one
     e0, h = 1.0, 0.01
-    profile = lambda eps: np.where(eps < -e0, -np.expm1(np.minimum(eps, 0)),
-                                   np.clip((math.exp(e0) - np.exp(eps)) / (1 + math.exp(e0)), 0, 1))
+    profile = _randomized_response_profile(e0)
     one = pld._PrivacyLossDistribution.from_privacy_profile(profile, lower=-e0 - h, upper=e0,
                                                              interval=h)
     heavy = np.flatnonzero(one.masses > 1e-9)
