@@ -350,6 +350,53 @@ def test_code_keeps_its_colours_without_the_plain_token_spans(browser, site_url,
         context.close()
 
 
+#: Records every value ``data-theme`` takes while a page loads, and whether the body existed.
+THEME_WATCH = """
+window.__themes = [];
+new MutationObserver(records => {
+  for (const r of records) {
+    if (r.type === "attributes") {
+      window.__themes.push([document.documentElement.dataset.theme, document.body !== null]);
+    } else if (r.target === document.documentElement
+               && [...r.addedNodes].some(n => n.nodeName === "BODY")) {
+      window.__themes.push([document.documentElement.dataset.theme, "body parsed"]);
+    }
+  }
+}).observe(document, {attributes: true, attributeFilter: ["data-theme"], childList: true,
+                      subtree: true});  // the init script runs before <html> exists
+"""
+
+
+@pytest.mark.parametrize("system, stored, theme", [
+    ("light", None, "light"), ("dark", None, "dark"),
+    ("light", ("dark", "dark"), "dark"),
+    # the mode is "auto" but the theme stored by a visit under a dark system is dark
+    ("light", ("auto", "dark"), "light")])
+def test_the_first_paint_has_the_colours_the_page_keeps(browser, site_url, system, stored,
+                                                        theme):
+    """``data-theme`` has its final value before the body is parsed (``first_paint``), and
+    keeps it: a page is not painted without the theme's colours, or in the wrong theme, and
+    not styled twice while it loads."""
+    context = browser.new_context(color_scheme=system)
+    try:
+        p = context.new_page()
+        if stored:
+            p.add_init_script(f"localStorage.setItem('mode', '{stored[0]}'); "
+                              f"localStorage.setItem('theme', '{stored[1]}');")
+        p.add_init_script(THEME_WATCH)
+        p.goto(f"{site_url}/chapters/privacy-accounting.html", wait_until="load")
+        p.wait_for_load_state("networkidle")
+        seen = p.evaluate("() => window.__themes")
+        assert [theme, "body parsed"] in seen, seen
+        after_body = seen[seen.index([theme, "body parsed"]):]
+        assert {value for value, _ in after_body} == {theme}, seen
+        # the theme's own script ran and resolved the mode to the same theme
+        assert p.evaluate("() => document.documentElement.dataset.theme") == theme
+        assert len(after_body) >= 2, seen
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize("system", ["light", "dark"])
 def test_colour_mode_follows_the_system_and_the_switch_shows_and_cycles(browser, site_url,
                                                                         system):
