@@ -195,7 +195,8 @@ def markdown(scale: dict) -> list[str]:
              "one fresh process per run. Wall: the whole process (imports, Spark's JVM). "
              "Peak: summed RSS of the process tree, sampled every 0.1 s. Load: the machine's "
              f"1-minute load average before the run ({scale.get('cpu_count', 2)} cores; "
-             + ("other jobs ran beside it" if max(r["load_before"] for r in scale["runs"]) > 2
+             + ("other jobs ran beside it"
+                if max(r["load_before"] for r in scale["runs"]) > scale.get("cpu_count", 2)
                 else "nothing else ran, the load is the previous run's trace") + ").", "",
              "| engine | rows | wall (s) | of which Spark start-up (s) | release (s) | "
              "peak memory (MiB) | load |", "|---|---|---|---|---|---|---|"]
