@@ -3,8 +3,9 @@
 What it changes, and why: the theme ships all of Bootstrap, and about 240 kB of each first
 visit was rules for components no page of the course has. After an HTML build, and after every
 other pass has rewritten the pages, :func:`drop_unmatched_selectors` removes from each of the
-site's stylesheets the selectors that need a class which appears nowhere in the site's HTML and
-JavaScript. What the browser draws does not change: a removed selector could match nothing.
+site's stylesheets the selectors that need a class or an id which appears nowhere in the site's
+HTML and JavaScript. What the browser draws does not change: a removed selector could match
+nothing.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import re
 from pathlib import Path
 
 _CSS_CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+_CSS_ID = re.compile(r"#(-?[_a-zA-Z][\w-]*)")
 _WORD = re.compile(r"-?[A-Za-z_][\w-]*")
 
 
@@ -37,16 +39,17 @@ def _selector_can_match(selector: str, used: set[str]) -> bool:
     # conservative: escapes and functional pseudo-classes (:not(.x) matches without .x) stay
     if "\\" in selector or re.search(r":(?:not|is|where|has)\(", selector):
         return True
-    return all(name in used for name in _CSS_CLASS.findall(re.sub(r"\[[^\]]*\]", "", selector)))
+    plain = re.sub(r"\[[^\]]*\]", "", selector)  # attribute selectors: [href=".x"] names no class
+    return all(name in used for name in _CSS_CLASS.findall(plain) + _CSS_ID.findall(plain))
 
 
 def prune_css(css: str, used: set[str]) -> str:
-    """Drop the selectors of ``css`` that need a class no page or script of the site mentions.
+    """Drop the selectors of ``css`` that need a class or an id no page or script mentions.
 
     A selector such as ``.modal .btn-close`` can only match an element carrying every class it
-    names, so if one of those names appears nowhere in the site's HTML and JavaScript (``used``
-    holds every word found there, which also covers classes that scripts add at run time),
-    the selector is dead. Rules left with no selector go, and so do ``@media``/``@supports``
+    names (``#main p``: an element with that id), so if one of those names appears nowhere in
+    the HTML and JavaScript (``used`` holds every word found there, which also covers classes
+    that scripts add at run time), the selector is dead. Rules left with no selector go, and so do ``@media``/``@supports``
     blocks left empty; every other at-rule (``@font-face``, ``@keyframes``) stays as it is.
     """
     out, i = [], 0

@@ -48,14 +48,15 @@ def test_no_theme_rules_means_nothing_is_plain():
     assert plain_code_tokens(".highlight .n { color: #000 }\n.highlight { color: #000 }") == (set(), {})
 
 
-def test_prune_css_drops_only_selectors_that_need_an_unused_class():
+def test_prune_css_drops_only_selectors_that_need_an_unused_class_or_id():
     css = ('.used{a:1}.unused{b:2}.used .unused,.used>p{c:3}'
            '@media (max-width:10px){.unused{d:4}}@media print{.used{e:5}}'
            '.x:not(.unused){f:6}@font-face{font-family:x}@keyframes k{0%{g:7}}'
-           'a[href=".unused"].used{h:8}')
-    assert prune_css(css, {"used", "x"}) == (
+           'a[href=".unused"].used{h:8}#nowhere p,#main p{i:9}a[href="#nowhere"]{j:10}')
+    assert prune_css(css, {"used", "x", "main"}) == (
         '.used{a:1}.used>p{c:3}@media print{.used{e:5}}.x:not(.unused){f:6}'
-        '@font-face{font-family:x}@keyframes k{0%{g:7}}a[href=".unused"].used{h:8}')
+        '@font-face{font-family:x}@keyframes k{0%{g:7}}a[href=".unused"].used{h:8}'
+        '#main p{i:9}a[href="#nowhere"]{j:10}')
 
 
 # --- the run-time tables ---------------------------------------------------------------------

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.site
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
 sys.path.insert(0, str(ROOT / "_ext"))
-from first_paint import lighten_head  # noqa: E402
+from first_paint import COMBINED, in_one_order, lighten_head, lighten_site  # noqa: E402
 
 HEAD = """<!DOCTYPE html>
 <html><head>
@@ -81,16 +81,82 @@ def test_lighten_head_rule_by_rule(site):
     # no Thebe, no preload, no chained @import
     assert "thebe" not in head.lower()
     assert "preload" not in head
-    assert '<link href="_static/basic.css" rel="stylesheet" />' in head and "theme.css" not in head
-    # stylesheets: one rule that matches keeps a sheet; custom properties count when read
-    assert "used.css" in head and "vars.css" in head
-    assert "unused.css" not in head and "dead-vars.css" not in head
+    assert "theme.css" not in head  # its @import of basic.css: basic.css's rules, below
+    # one stylesheet, in the place of the first: the page's, in their order
+    links = re.findall(r'<link rel="stylesheet" href="([^"]+)" />', head)
+    assert len(links) == 1 and links[0].startswith(f"{COMBINED}/"), head
+    assert head.index(links[0]) < head.index("DOCUMENTATION_OPTIONS")
+    assert "used.css" not in head and "basic.css" not in head
+    assert (site / links[0]).read_text(encoding="utf-8") == "\n".join(
+        FILES[name] for name in ("basic.css", "used.css", "unused.css", "vars.css",
+                                 "dead-vars.css")) + "\n"
 
 
-def test_a_class_added_by_a_script_keeps_its_stylesheet(site):
-    (site / "_static" / "unused.css").write_text(".doctools-ready { color: red }")
-    out = lighten_head(HEAD + BODY, site / "page.html", site)
-    assert "unused.css" in out.split("</head>")[0]
+def test_the_combined_stylesheet_finds_fonts_and_images_from_its_own_folder(site):
+    (site / "_static" / "katex").mkdir()
+    (site / "_static" / "katex" / "k.css").write_text(
+        '@charset "UTF-8";/* KaTeX */@font-face{src:url(fonts/a.woff2) format("woff2")}'
+        '.box{background:url("../img.png?v=1#x")}.box{b:url(data:image/png;base64,AA==)}'
+        ".box{c:url('https://example.org/x.png')}")
+    page = site / "chapters" / "page.html"
+    page.parent.mkdir()
+    html = (HEAD + BODY).replace('"_static/', '"../_static/')
+    html = html.replace('href="../_static/used.css"', 'href="../_static/katex/k.css"')
+    head = lighten_head(html, page, site).split("</head>")[0]
+    href = re.search(r'href="(\.\./_static/combined/[^"]+)"', head)[1]
+    css = (page.parent / href).read_text(encoding="utf-8")
+    assert "url(../katex/fonts/a.woff2)" in css and "url(../img.png?v=1#x)" in css
+    assert "url(data:image/png;base64,AA==)" in css and "url('https://example.org/x.png')" in css
+    assert "@charset" not in css and "KaTeX" not in css  # valid only at the top; a comment
+
+
+def test_a_stylesheet_that_imports_another_cannot_be_combined(site):
+    (site / "_static" / "used.css").write_text('@import "vars.css"; .box { color: red }')
+    with pytest.raises(ValueError, match="used.css.*@import"):
+        lighten_head(HEAD + BODY, site / "page.html", site)
+
+
+def test_lightening_a_lightened_page_changes_nothing(site):
+    once = lighten_head(HEAD + BODY, site / "page.html", site)
+    assert lighten_head(once, site / "page.html", site) == once
+    assert len(list((site / COMBINED).iterdir())) == 1
+
+
+def test_stylesheets_in_one_order_that_keeps_every_pages():
+    a, b, c, d = (Path(x) for x in "abcd")
+    assert in_one_order([[a, c], [a, b, c], [b, d]]) == [a, b, c, d]
+    assert in_one_order([[b], [a, b]]) == [a, b]
+    with pytest.raises(ValueError, match="opposite orders"):
+        in_one_order([[a, b], [b, a]])
+
+
+def test_every_page_gets_the_one_stylesheet_and_an_unchanged_page_is_combined_again(site,
+                                                                                   tmp_path):
+    """Pages share one stylesheet, combined from all of theirs. An incremental build leaves
+    unchanged pages as the last build lightened them: they count with the stylesheets Sphinx
+    had linked, as they are now."""
+    manifest = tmp_path / "doctrees" / "manifest.json"
+    (site / "page.html").write_text(HEAD + BODY, encoding="utf-8")
+    other = HEAD.replace('href="_static/used.css"', 'href="_static/extra.css"')
+    (site / "_static" / "extra.css").write_text(".extra { color: red }")
+    (site / "other.html").write_text(other + BODY, encoding="utf-8")
+    (site / "search.html").write_text(HEAD + BODY, encoding="utf-8")
+
+    def linked(name: str) -> str:
+        return re.search(r'href="([^"]*combined[^"]+)"', (site / name).read_text(encoding="utf-8"))[1]
+
+    lighten_site(site, manifest)
+    first = linked("page.html")
+    assert linked("other.html") == first
+    css = (site / first).read_text(encoding="utf-8")
+    assert ".box { color: var(--box-colour) }" in css and ".extra { color: red }" in css
+    (site / "_static" / "used.css").write_text(".box { color: green }")  # the theme changed
+    lighten_site(site, manifest)  # neither page written again
+    second = linked("page.html")
+    assert second != first and not (site / first).exists() and linked("other.html") == second
+    assert ".box { color: green }" in (site / second).read_text(encoding="utf-8")
+    # the search page keeps the stylesheets Sphinx linked
+    assert (site / "search.html").read_text(encoding="utf-8") == HEAD + BODY
 
 
 def _pages() -> list[Path]:
@@ -110,12 +176,22 @@ def test_every_page_has_the_lighter_head():
         assert "styles/theme.css" not in head
 
 
-def test_pages_link_the_stylesheets_of_what_they_hold():
-    def sheets(name: str) -> set[str]:
-        head = (SITE / name).read_text(encoding="utf-8").split("</head>", 1)[0]
-        return set(re.findall(r'href="[^"]*?([\w.-]+\.css)(?:\?[^"]*)?"', head))
+def _stylesheet(name: str) -> Path:
+    head = (SITE / name).read_text(encoding="utf-8").split("</head>", 1)[0]
+    links = re.findall(r'<link[^>]*rel="stylesheet"[^>]*>', head)
+    assert len(links) == 1, f"{name}: {links}"
+    href = re.search(r'href="([^"]+)"', links[0])[1]
+    assert f"{COMBINED}/" in href, f"{name}: {href}"
+    return ((SITE / name).parent / href).resolve()
 
-    # a chapter has proofs and exercises; the introduction has neither, nor a formula
-    assert {"proof.css", "exercise.css", "katex.min.css"} <= sheets("chapters/privacy-accounting.html")
-    assert not {"proof.css", "exercise.css", "katex.min.css"} & sheets("intro.html")
-    assert {"basic.css", "pydata-sphinx-theme.css", "course.css"} <= sheets("intro.html")
+
+def test_every_page_links_the_one_stylesheet_and_its_files_exist():
+    linked = {_stylesheet(page.relative_to(SITE).as_posix()) for page in _pages()}
+    assert len(linked) == 1, linked
+    css = linked.pop()
+    assert list((SITE / COMBINED).iterdir()) == [css]  # none left from an earlier build
+    urls = [u.strip("'\"") for u in re.findall(r"url\(([^)]+)\)", css.read_text(encoding="utf-8"))]
+    assert len(urls) > 19  # KaTeX's fonts at least
+    for url in urls:
+        if not url.startswith("data:"):
+            assert (css.parent / re.sub(r"[?#].*", "", url)).is_file(), url
