@@ -130,7 +130,9 @@ def combine_stylesheets(sheets: list[Path], outdir: Path) -> Path:
     target = outdir / COMBINED
     text = "\n".join(_relocated(_css(path), path, target) for path in sheets) + "\n"
     path = target / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.css"
-    if not path.is_file():
+    # written again when another pass of the build changed it (course_site prunes every
+    # stylesheet of the site, this one too when it is left from the last build)
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
         target.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return path

@@ -119,7 +119,12 @@ def test_a_stylesheet_that_imports_another_cannot_be_combined(site):
 def test_lightening_a_lightened_page_changes_nothing(site):
     once = lighten_head(HEAD + BODY, site / "page.html", site)
     assert lighten_head(once, site / "page.html", site) == once
-    assert len(list((site / COMBINED).iterdir())) == 1
+    [css] = (site / COMBINED).iterdir()
+    # a file of that name that another pass changed is written again
+    text = css.read_text(encoding="utf-8")
+    css.write_text("div.body { margin: 0 }", encoding="utf-8")
+    lighten_head(HEAD + BODY, site / "page.html", site)
+    assert css.read_text(encoding="utf-8") == text
 
 
 def test_stylesheets_in_one_order_that_keeps_every_pages():
