@@ -151,10 +151,12 @@ def test_every_page_gets_the_one_stylesheet_and_an_unchanged_page_is_combined_ag
         return re.search(r'href="([^"]*combined[^"]+)"', (site / name).read_text(encoding="utf-8"))[1]
 
     lighten_site(site, manifest)
+    assert "thebe" not in manifest.read_text(encoding="utf-8")
     first = linked("page.html")
     assert linked("other.html") == first
     css = (site / first).read_text(encoding="utf-8")
     assert ".box { color: var(--box-colour) }" in css and ".extra { color: red }" in css
+    assert ".thebe" not in css
     (site / "_static" / "used.css").write_text(".box { color: green }")  # the theme changed
     lighten_site(site, manifest)  # neither page written again
     second = linked("page.html")
