@@ -17,7 +17,7 @@ page but the search page, which keeps its scripts as Sphinx wrote them:
   whole site. KaTeX's stylesheet, which Sphinx links from the pages with formulas only, holds
   rules for formulas only; a browser test checks that every element draws as with the stylesheets Sphinx linked from its
   page, in both themes. In Lighthouse's simulation of a phone (three runs each, interleaved
-  with the eleven, 2026-11-24), the first contentful paint of ``privacy-accounting``,
+  with the eleven, 2026-11-25), the first contentful paint of ``privacy-accounting``,
   ``query-workloads`` and ``laplace-mechanism`` came 1.19, 0.90 and 0.15 s earlier (medians).
   Their total blocking time rose on the first two (the same work now comes after the first
   paint), and their performance scores moved within the spread of the runs.

@@ -37,7 +37,7 @@ KNOWN_MISSES = {
                           "lays the deferred sections out again. Since a page links one "
                           "stylesheet (_ext/first_paint.py) it paints earlier, and more of that "
                           "same work comes after its first paint, where blocking time counts it "
-                          "(interleaved runs on privacy-accounting, 2026-11-24: median blocking "
+                          "(interleaved runs on privacy-accounting, 2026-11-25: median blocking "
                           "time 536 ms with eleven stylesheets, 868 ms with one; first paint "
                           "2.44 s and 1.25 s). And Lighthouse's 4x stands for its reference "
                           "phone only on a host whose CPU benchmark index is about 1,533 (its "
