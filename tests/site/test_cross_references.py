@@ -43,6 +43,8 @@ ELSEWHERE = {
     "mutmut-stats.json": "mutmut's statistics, in its git-ignored work directory mutants/",
     "m.py": "a made-up module path in tests/site/test_benchmarks.py's mutation-report tests",
     "grades.csv": "the scores `make grade` writes (assignments/grade.py), git-ignored",
+    "first_paint_stylesheets.json": "written by _ext/first_paint.py beside the doctrees, in _build",
+    "manifest.json": "written by tests/site/test_first_paint.py in a temporary folder",
 }
 
 
