@@ -101,6 +101,13 @@ def browser(chromium_path):
         b.close()
 
 
+def stored_theme(mode: str, theme: str | None = None) -> str:
+    """An init script that stores a colour mode (and the theme it resolved to) as
+    pydata-sphinx-theme does, so the page opens in it."""
+    return (f"localStorage.setItem('mode', '{mode}'); "
+            f"localStorage.setItem('theme', '{theme or mode}');")
+
+
 class PageVisit:
     """A page loaded with every request, console error and page error recorded."""
 
@@ -307,7 +314,7 @@ def test_dark_mode_shows_figures_undimmed_on_white(browser, site_url):
     context = browser.new_context()
     try:
         p = context.new_page()
-        p.add_init_script("localStorage.setItem('mode', 'dark'); localStorage.setItem('theme', 'dark');")
+        p.add_init_script(stored_theme("dark"))
         p.goto(f"{site_url}/chapters/laplace-mechanism.html", wait_until="load")
         p.wait_for_load_state("networkidle")
         assert p.evaluate("() => document.documentElement.dataset.theme") == "dark"
@@ -329,8 +336,7 @@ def test_code_keeps_its_colours_without_the_plain_token_spans(browser, site_url,
     context = browser.new_context()
     try:
         p = context.new_page()
-        p.add_init_script(f"localStorage.setItem('mode', '{theme}'); "
-                          f"localStorage.setItem('theme', '{theme}');")
+        p.add_init_script(stored_theme(theme))
         p.goto(f"{site_url}/chapters/privacy-accounting.html", wait_until="load")
         p.wait_for_load_state("networkidle")
         assert p.evaluate("() => document.documentElement.dataset.theme") == theme
@@ -381,8 +387,7 @@ def test_the_first_paint_has_the_colours_the_page_keeps(browser, site_url, syste
     try:
         p = context.new_page()
         if stored:
-            p.add_init_script(f"localStorage.setItem('mode', '{stored[0]}'); "
-                              f"localStorage.setItem('theme', '{stored[1]}');")
+            p.add_init_script(stored_theme(*stored))
         p.add_init_script(THEME_WATCH)
         p.goto(f"{site_url}/chapters/privacy-accounting.html", wait_until="load")
         p.wait_for_load_state("networkidle")
@@ -528,8 +533,7 @@ def test_the_page_stylesheet_draws_what_sphinx_stylesheets_draw(browser, site_ur
         context = browser.new_context(viewport={"width": width, "height": 900})
         try:
             p = context.new_page()
-            p.add_init_script(f"localStorage.setItem('mode', '{theme}'); "
-                              f"localStorage.setItem('theme', '{theme}');")
+            p.add_init_script(stored_theme(theme))
             url = f"{site_url}/{page}.html" + ("?sphinx" if version == "sphinx" else "")
             if version == "sphinx":
                 p.route(url, lambda route: route.fulfill(
