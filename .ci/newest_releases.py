@@ -4,8 +4,8 @@ Two commands:
 
 ``requirements``
     Print what the check installs: every package of ``requirements.txt`` without its pin (so
-    pip takes the newest release that fits), and the tools of ``requirements-dev.txt`` as they
-    are pinned (the build and test tools are not what a reader installs).
+    pip takes the newest release that fits), and the tools of ``requirements-build.txt`` and
+    ``requirements-dev.txt`` as they are pinned (the build and test tools are not what a reader installs).
 ``summary --junit XML... --freeze FILE``
     Print, as Markdown for the run's summary, which notebooks and tests failed (from pytest's
     JUnit XML files) and which of ``requirements.txt``'s packages now install at another version
@@ -106,8 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
     if args.command == "requirements":
-        sys.stdout.write(unpinned(requirements,
-                                  (ROOT / "requirements-dev.txt").read_text(encoding="utf-8")))
+        tools = "".join((ROOT / name).read_text(encoding="utf-8")
+                        for name in ("requirements-build.txt", "requirements-dev.txt"))
+        sys.stdout.write(unpinned(requirements, tools))
         return 0
     junit = {}
     for item in args.junit:

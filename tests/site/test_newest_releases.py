@@ -41,7 +41,8 @@ def test_the_check_installs_the_readers_packages_unpinned_and_the_tools_pinned()
 
 def test_the_real_requirements_lose_every_pin_and_only_those():
     readers = newest.pins((ROOT / "requirements.txt").read_text(encoding="utf-8"))
-    dev = (ROOT / "requirements-dev.txt").read_text(encoding="utf-8")
+    dev = "".join((ROOT / name).read_text(encoding="utf-8")
+                  for name in ("requirements-build.txt", "requirements-dev.txt"))
     lines = newest.unpinned((ROOT / "requirements.txt").read_text(encoding="utf-8"), dev)
     # an extra stays on its package (opendp[polars]): compare the package names
     unpinned = {newest.canonical(line.split("[")[0]) for line in lines.splitlines()

@@ -1,0 +1,113 @@
+"""``make test``: every phase, even after one fails, then a table of the phases.
+
+Each phase is a ``make`` target. The pytest phases write JUnit XML into ``_build/logs/``, from
+which the table counts the tests passed, failed and skipped; a build phase counts as one step.
+The phases that read the built site run only if the builds they need succeeded (otherwise they
+are reported as not run, and count as failed). The table is also written to
+``_build/logs/phases.md`` (``.ci/run`` prints it again last), and the exit status is non-zero
+if any phase failed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = ROOT / "_build" / "logs"
+
+
+@dataclass
+class Phase:
+    name: str
+    target: str
+    what: str
+    junit: bool = True
+    needs: tuple[str, ...] = ()
+    when: str = ""  # an environment check: "pdf" runs only if xelatex exists or REQUIRE_PDF=1
+
+
+PHASES = [
+    Phase("unit", "unit", "unit, chapter, data and structure tests; coverage of chapters/"),
+    Phase("nbval", "nbval", "every notebook re-run, stored outputs compared"),
+    Phase("nbval-generic", "nbval-generic", "the same under OpenBLAS's generic kernel (Prescott)"),
+    Phase("book", "book", "the website, warning-free", junit=False),
+    Phase("pdf", "pdf", "the PDF edition, warning-free", junit=False, when="pdf"),
+    Phase("built", "built", "site, browser, archive and PDF tests", needs=("book", "pdf")),
+]
+
+
+def counts(xml: Path) -> tuple[int, int, int]:
+    """Tests passed, failed (failures and errors) and skipped in a JUnit XML file."""
+    root = ET.parse(xml).getroot()
+    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+    total = sum(int(s.get("tests", 0)) for s in suites)
+    failed = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+    skipped = sum(int(s.get("skipped", 0)) for s in suites)
+    return total - failed - skipped, failed, skipped
+
+
+def pdf_possible() -> bool:
+    found = subprocess.run(["sh", "-c", "command -v xelatex"], capture_output=True).returncode == 0
+    return found or os.environ.get("REQUIRE_PDF") == "1"
+
+
+def run(phase: Phase, ok: dict[str, bool]) -> tuple[str, str, str, str, str]:
+    if phase.when == "pdf" and not pdf_possible():
+        ok[phase.name] = True
+        return phase.name, "skipped", "", "", "xelatex not found (.ci/run installs TeX Live)"
+    broken = [need for need in phase.needs if not ok.get(need, True)]
+    if broken:
+        ok[phase.name] = False
+        return phase.name, "NOT RUN", "", "", f"needs {' and '.join(broken)}, which failed"
+    print(f"\n==== phase {phase.name}: {phase.what}", flush=True)
+    xml = LOGS / f"phase-{phase.name}.xml"
+    command = ["make", "--no-print-directory", phase.target]
+    if phase.junit:
+        command.append(f"JUNIT={xml}")
+    start = time.monotonic()
+    status = subprocess.run(command, cwd=ROOT).returncode
+    seconds = f"{time.monotonic() - start:.0f} s"
+    ok[phase.name] = status == 0
+    result = "passed" if status == 0 else f"FAILED (exit {status})"
+    if phase.junit and xml.exists():
+        passed, failed, skipped = counts(xml)
+        return phase.name, result, f"{passed} passed, {failed} failed, {skipped} skipped", \
+            seconds, phase.what
+    return phase.name, result, "1 step" if status == 0 else "1 step failed", seconds, phase.what
+
+
+def table(rows: list[tuple[str, ...]]) -> str:
+    lines = ["| phase | result | tests | time | what |", "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    LOGS.mkdir(parents=True, exist_ok=True)
+    for stale in LOGS.glob("phase-*.xml"):  # a phase not run this time counts nothing
+        stale.unlink()
+    ok: dict[str, bool] = {}
+    rows = [run(phase, ok) for phase in PHASES]
+    totals = [0, 0, 0]
+    for phase in PHASES:
+        xml = LOGS / f"phase-{phase.name}.xml"
+        if phase.junit and xml.exists():
+            totals = [a + b for a, b in zip(totals, counts(xml))]
+    failed_phases = [phase.name for phase in PHASES if not ok[phase.name]]
+    text = table(rows)
+    text += (f"\nphases: {len(PHASES) - len(failed_phases)} passed, {len(failed_phases)} failed"
+             + (f" ({', '.join(failed_phases)})" if failed_phases else "") + "\n")
+    text += f"tests: {totals[0]} passed, {totals[1]} failed, {totals[2]} skipped\n"
+    (LOGS / "phases.md").write_text(text, encoding="utf-8")
+    print("\n==== make test: the phases\n" + text, end="")
+    return 1 if failed_phases else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
