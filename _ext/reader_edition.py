@@ -36,7 +36,7 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
-from course_site.tables import reading_time, reading_time_sentence
+from course_site.tables import page_reading_line
 from reader_markdown import Resolved, escape, first_cell, reader_notebook
 
 LOGGER = logging.getLogger(__name__)
@@ -137,7 +137,7 @@ def _on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> 
     page = f"{site}/{docname}.html" if site else None
     archive = f"{site}/{ARCHIVE_NAME}" if site else None
     reader = reader_notebook(nb, resolved, first_cell(title, page, archive),
-                             reading_time_sentence(reading_time(source)))
+                             page_reading_line(Path(app.srcdir), docname))
     out = Path(app.doctreedir) / READER_DIR / f"{docname}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(reader, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

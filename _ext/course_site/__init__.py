@@ -36,6 +36,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("html-page-context", location.on_page_context, priority=100)
     app.add_directive("execution-statistics", tables.ExecutionStatistics)
     app.add_directive("syllabus-table", tables.SyllabusTable)
+    app.add_role("reading-total", tables.ReadingTotal())
     app.add_directive("assignment-problems", assignments.AssignmentProblems)
     app.add_transform(tables.ReadingTimeLine)
     app.connect("builder-inited", page_weight.restore_originals)

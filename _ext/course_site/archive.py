@@ -34,6 +34,21 @@ def toc_chapters(srcdir: Path) -> list[tuple[str, str]]:
     return out
 
 
+def toc_sections(srcdir: Path) -> dict[str, list[str]]:
+    """Each notebook chapter's "Going deeper" section pages (``sections:`` in ``_toc.yml``).
+
+    A chapter's own page is its core path; its sections hold the optional depth (proofs,
+    variants, second APIs), one notebook each. Every chapter is a key, in reading order.
+    """
+    toc = yaml.safe_load((srcdir / "_toc.yml").read_text(encoding="utf-8"))
+    out: dict[str, list[str]] = {}
+    for part in toc.get("parts", []):
+        for chapter in part.get("chapters", []):
+            if (srcdir / f"{chapter['file']}.ipynb").exists():
+                out[chapter["file"]] = [s["file"] for s in chapter.get("sections", [])]
+    return out
+
+
 def course_files(srcdir: Path) -> list[tuple[Path, str]]:
     """(source path, path inside the archive) for every file copied into ``course.zip``.
 

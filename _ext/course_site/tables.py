@@ -23,9 +23,9 @@ from typing import Any
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
-from sphinx.util.docutils import SphinxDirective
+from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from .archive import toc_chapters
+from .archive import toc_chapters, toc_sections
 
 WORDS_PER_MINUTE = 200
 #: What a run-time cell says for a chapter missing from ``benchmarks/report.json``.
@@ -148,7 +148,8 @@ def execution_rows(srcdir: Path) -> tuple[list[tuple[str, str, int, str]], str]:
     """
     seconds = notebook_run_seconds(srcdir)
     rows, total, missing = [], 0.0, 0
-    for _, doc in toc_chapters(srcdir):
+    docs = [d for chapter, sections in toc_sections(srcdir).items() for d in [chapter, *sections]]
+    for doc in docs:
         name = f"{Path(doc).name}.ipynb"
         cells = json.loads((srcdir / f"{doc}.ipynb").read_text(encoding="utf-8"))["cells"]
         rows.append((doc, name, sum(c["cell_type"] == "code" for c in cells),
@@ -159,12 +160,44 @@ def execution_rows(srcdir: Path) -> tuple[list[tuple[str, str, int, str]], str]:
     return rows, total_cell
 
 
-def syllabus_rows(srcdir: Path) -> list[tuple[int, str, str, int, str]]:
-    """(number, part, document, reading minutes, run time) per chapter, in reading order."""
+def core_and_deeper(srcdir: Path, chapter: str) -> tuple[ReadingTime, list[ReadingTime]]:
+    """A chapter's core (its own page) and each of its "Going deeper" sections, as read."""
+    core = reading_time(srcdir / f"{chapter}.ipynb")
+    deeper = [reading_time(srcdir / f"{doc}.ipynb")
+              for doc in toc_sections(srcdir).get(chapter, [])]
+    return core, deeper
+
+
+def syllabus_rows(srcdir: Path) -> list[tuple[int, str, str, int, int, str]]:
+    """(number, part, document, core minutes, deeper minutes, run time) per chapter, in order.
+
+    The run time is the chapter's notebook and its sections' notebooks together.
+    """
     seconds = notebook_run_seconds(srcdir)
-    return [(number, part, doc, reading_minutes(srcdir / f"{doc}.ipynb"),
-             run_time(seconds, f"{Path(doc).name}.ipynb", 0))
-            for number, (part, doc) in enumerate(toc_chapters(srcdir), start=1)]
+    sections = toc_sections(srcdir)
+    rows = []
+    for number, (part, doc) in enumerate(toc_chapters(srcdir), start=1):
+        core, deeper = core_and_deeper(srcdir, doc)
+        names = [f"{Path(d).name}.ipynb" for d in [doc, *sections.get(doc, [])]]
+        run = (NOT_MEASURED if any(n not in seconds for n in names)
+               else f"{sum(seconds[n] for n in names):.0f}")
+        rows.append((number, part, doc, core.minutes, sum(t.minutes for t in deeper), run))
+    return rows
+
+
+def reading_totals(srcdir: Path) -> tuple[int, int]:
+    """Minutes of the whole core path, and of the whole book (core and going deeper)."""
+    rows = syllabus_rows(srcdir)
+    core = sum(row[3] for row in rows)
+    return core, core + sum(row[4] for row in rows)
+
+
+def hours(minutes: int) -> str:
+    """Minutes as hours to the nearest quarter hour, e.g. "5¾ hours"."""
+    quarters = round(minutes / 15)
+    whole, part = divmod(quarters, 4)
+    text = (str(whole) if whole or not part else "") + ["", "¼", "½", "¾"][part]
+    return f"{text} hour" + ("" if 0 < quarters <= 4 else "s")
 
 
 def _doc_link(env: Any, docname: str, text: str | None = None) -> nodes.paragraph:
@@ -222,18 +255,65 @@ class SyllabusTable(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         srcdir = Path(self.env.srcdir)
         self.env.note_dependency(str(srcdir / "benchmarks" / "report.json"))
+        self.env.note_dependency(str(srcdir / "_toc.yml"))
         rows: list[list[nodes.Node | str]] = []
-        for number, part, doc, minutes, run in syllabus_rows(srcdir):
+        sections = toc_sections(srcdir)
+        for number, part, doc, core, deeper, run in syllabus_rows(srcdir):
+            for name in [doc, *sections.get(doc, [])]:
+                self.env.note_dependency(str(srcdir / f"{name}.ipynb"))
+            rows.append([str(number), part, _doc_link(self.env, doc), str(core), str(deeper),
+                         run])
+        core, everything = reading_totals(srcdir)
+        rows.append(["", "", nodes.paragraph(text="Total"), str(core), str(everything - core),
+                     ""])
+        return [_table(["Chapter", "Part", "Title", "Core (min)", "Going deeper (min)",
+                        "Run time (s)"], rows, [8, 24, 40, 9, 10, 9], ["syllabus-table"])]
+
+
+def reading_time_sentence(time: ReadingTime, deeper: list[ReadingTime] | None = None,
+                          section: bool = False) -> str:
+    """The line under a page's title, on the page and in the reader edition.
+
+    A chapter's page is its core path: the line gives its time and that of its "Going deeper"
+    sections (``deeper``). A section's page (``section``) says it is optional.
+    """
+    counts = f"{time.words:,} words and {time.code_lines} lines of code"
+    if section:
+        return (f"Reading time: about {time.minutes} minutes ({counts}). Going deeper is "
+                "optional: the chapter's core needs none of it.")
+    deeper = deeper or []
+    more = (f"going deeper: about {sum(t.minutes for t in deeper)} minutes more, in "
+            f"{len(deeper)} optional section{'s' if len(deeper) != 1 else ''}"
+            if deeper else "going deeper: no separate sections")
+    return (f"Reading time: about {time.minutes} minutes for the core ({counts}); {more}. "
+            "The exercises take about as long again.")
+
+
+def page_reading_line(srcdir: Path, docname: str) -> str | None:
+    """The reading-time line of a chapter's or a section's page, or ``None`` for other pages."""
+    sections = toc_sections(srcdir)
+    if docname in sections:
+        core, deeper = core_and_deeper(srcdir, docname)
+        return reading_time_sentence(core, deeper)
+    if any(docname in docs for docs in sections.values()):
+        return reading_time_sentence(reading_time(srcdir / f"{docname}.ipynb"), section=True)
+    return None
+
+
+class ReadingTotal(SphinxRole):
+    """``{reading-total}`core``` or ``{reading-total}`all```: the core path's reading time, or
+    the whole book's, in hours (:func:`reading_totals`), so that no page types it."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        srcdir = Path(self.env.srcdir)
+        for _, doc in toc_chapters(srcdir):
             self.env.note_dependency(str(srcdir / f"{doc}.ipynb"))
-            rows.append([str(number), part, _doc_link(self.env, doc), str(minutes), run])
-        return [_table(["Chapter", "Part", "Title", "Reading (min)", "Run time (s)"], rows,
-                       [8, 27, 45, 10, 10], ["syllabus-table"])]
-
-
-def reading_time_sentence(time: ReadingTime) -> str:
-    """The line under a chapter's title, on the page and in the reader edition."""
-    return (f"Reading time: about {time.minutes} minutes ({time.words:,} words and "
-            f"{time.code_lines} lines of code; the exercises take about as long again).")
+        core, everything = reading_totals(srcdir)
+        if self.text not in ("core", "all"):
+            msg = self.inliner.reporter.error(
+                f"reading-total takes core or all, not {self.text!r}", line=self.lineno)
+            return [], [msg]
+        return [nodes.inline(text=hours(core if self.text == "core" else everything))], []
 
 
 def is_chapter_notebook(env: Any, docname: str) -> bool:
@@ -241,7 +321,8 @@ def is_chapter_notebook(env: Any, docname: str) -> bool:
 
 
 class ReadingTimeLine(SphinxTransform):
-    """Put the chapter's reading time (:func:`reading_time`) right under its title."""
+    """Put the page's reading time (:func:`page_reading_line`) right under its title: a
+    chapter's core and going-deeper times, or a section's own."""
 
     default_priority = 500
 
@@ -251,7 +332,14 @@ class ReadingTimeLine(SphinxTransform):
         section = next(iter(self.document.findall(nodes.section)), None)
         if section is None or not isinstance(section[0], nodes.title):
             return
-        time = reading_time(self.env.doc2path(self.env.docname))
+        srcdir = Path(self.env.srcdir)
+        text = page_reading_line(srcdir, self.env.docname)
+        if text is None:
+            return
+        # a chapter's line counts its sections: rebuild the page when one changes
+        self.env.note_dependency(str(srcdir / "_toc.yml"))
+        for doc in toc_sections(srcdir).get(self.env.docname, []):
+            self.env.note_dependency(str(srcdir / f"{doc}.ipynb"))
         line = nodes.paragraph(classes=["reading-time"])
-        line += nodes.emphasis(text=reading_time_sentence(time))
+        line += nodes.emphasis(text=text)
         section.insert(1, line)

@@ -84,8 +84,37 @@ def test_the_readme_quotation_is_rewritten_from_the_report():
 def test_the_readme_quotes_the_committed_report(report):
     """The README's timings are what `make benchmark` wrote: nobody typed them."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "<!-- report:" in readme
+    for key in ("ci_s", "venv_mb", "fresh_book_s", "fresh_book_mb"):
+        assert f"<!-- report:{key} -->" in readme, key
     assert run.quote_report(readme, report) == readme
+
+
+def test_the_reports_install_figures_were_measured_with_the_current_lock_files(report):
+    """CI, venv and make-book figures hold only for the lock files they were measured with."""
+    assert report.get("ci_lock_hash") == run.lock_hash(), (
+        "the lock files changed since CI and the installs were measured: "
+        "make benchmark ARGS=--installs-only")
+
+
+def test_the_lock_hash_changes_with_any_lock_file(tmp_path):
+    for name in run.LOCK_FILES:
+        (tmp_path / name).write_text("a\n", encoding="utf-8")
+    first = run.lock_hash(tmp_path)
+    assert len(first) == 12 and int(first, 16) >= 0
+    for name in run.LOCK_FILES:
+        (tmp_path / name).write_text("b\n", encoding="utf-8")
+        assert run.lock_hash(tmp_path) != first
+        (tmp_path / name).write_text("a\n", encoding="utf-8")
+
+
+def test_skip_ci_refuses_figures_measured_with_other_lock_files():
+    previous = {"ci_s": 900.0, "venv_mb": 2000.0, "ci_lock_hash": "0123456789ab", "nbval_s": 9.0}
+    assert run.locked_figures(previous, "0123456789ab") == {
+        "ci_s": 900.0, "venv_mb": 2000.0, "ci_lock_hash": "0123456789ab"}
+    for other in ({**previous, "ci_lock_hash": "ffffffffffff"},
+                  {k: v for k, v in previous.items() if k != "ci_lock_hash"}):
+        with pytest.raises(SystemExit, match="cannot be carried over"):
+            run.locked_figures(other, "0123456789ab")
 
 
 # --------------------------------------------------------------------------------------------

@@ -87,8 +87,59 @@ def test_a_chapter_not_benchmarked_yet_says_so_in_both_tables(tmp_path):
     # 1,100 words at 200 a minute (5.5 minutes) and one or two lines of code at 10 seconds
     # each: 5.67 and 5.83 minutes, rounded up to 6
     assert tables.syllabus_rows(book) == [
-        (1, "Part A", "chapters/datasets", 6, "3"),
-        (2, "Part A", "chapters/sensitivity", 6, "not measured yet")]
+        (1, "Part A", "chapters/datasets", 6, 0, "3"),
+        (2, "Part A", "chapters/sensitivity", 6, 0, "not measured yet")]
+
+
+def _with_sections(book: Path, measured: dict[str, float]) -> Path:
+    """The two-chapter book, with two "Going deeper" sections under its second chapter."""
+    (book / "_toc.yml").write_text(
+        "root: intro\nparts:\n  - caption: Part A\n    chapters:\n"
+        "      - file: chapters/datasets\n      - file: chapters/sensitivity\n"
+        "        sections:\n          - file: chapters/sensitivity-proofs\n"
+        "          - file: chapters/sensitivity-variants\n", encoding="utf-8")
+    for name, words in (("sensitivity-proofs", 1000), ("sensitivity-variants", 2200)):
+        cells = [{"cell_type": "markdown", "source": ["word " * words]}]
+        (book / "chapters" / f"{name}.ipynb").write_text(json.dumps({"cells": cells}),
+                                                        encoding="utf-8")
+    (book / "benchmarks" / "report.json").write_text(json.dumps({"notebooks_s": measured}),
+                                                     encoding="utf-8")
+    return book
+
+
+def test_a_chapter_core_and_its_going_deeper_sections_are_timed_apart(tmp_path):
+    book = _with_sections(_book(tmp_path, {}), {
+        "datasets.ipynb": 3.0, "sensitivity.ipynb": 2.0, "sensitivity-proofs.ipynb": 1.25,
+        "sensitivity-variants.ipynb": 1.0})
+    # the sections: 1,000 words (5 minutes) and 2,200 words (11 minutes); the run time is the
+    # chapter's notebooks together
+    assert tables.syllabus_rows(book) == [
+        (1, "Part A", "chapters/datasets", 6, 0, "3"),
+        (2, "Part A", "chapters/sensitivity", 6, 16, "4")]
+    assert tables.reading_totals(book) == (12, 28)
+    rows, total = tables.execution_rows(book)
+    assert [row[0] for row in rows] == ["chapters/datasets", "chapters/sensitivity",
+                                        "chapters/sensitivity-proofs",
+                                        "chapters/sensitivity-variants"]
+    assert total == "7.2"
+    chapter = tables.page_reading_line(book, "chapters/sensitivity")
+    assert chapter.startswith("Reading time: about 6 minutes for the core (1,100 words and 2 ")
+    assert "going deeper: about 16 minutes more, in 2 optional sections." in chapter
+    assert "no separate sections" in tables.page_reading_line(book, "chapters/datasets")
+    section = tables.page_reading_line(book, "chapters/sensitivity-variants")
+    assert section.startswith("Reading time: about 11 minutes (2,200 words and 0 lines")
+    assert "optional" in section
+    assert tables.page_reading_line(book, "intro") is None
+
+
+def test_a_missing_run_time_of_a_section_marks_its_chapter_not_measured(tmp_path):
+    book = _with_sections(_book(tmp_path, {}), {"datasets.ipynb": 3.0, "sensitivity.ipynb": 2.0})
+    assert tables.syllabus_rows(book)[1][-1] == "not measured yet"
+
+
+def test_hours_round_to_the_nearest_quarter():
+    assert [tables.hours(m) for m in (60, 352, 7, 8, 1050, 90)] == [
+        "1 hour", "5¾ hours", "0 hours", "¼ hour", "17½ hours", "1½ hours"]
 
 
 def _reading(tmp_path: Path, *cells: dict) -> tables.ReadingTime:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import re
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
+from course_site.archive import toc_sections  # noqa: E402  (needs the path above)
 
 pytestmark = pytest.mark.site
 
@@ -103,17 +107,33 @@ def test_syllabus_lists_every_chapter_with_reading_and_run_time():
     html = (SITE / "syllabus.html").read_text(encoding="utf-8")
     table = re.search(r'<table class="[^"]*syllabus-table.*?</table>', html, flags=re.S).group(0)
     rows = re.findall(r"<tr.*?</tr>", table, flags=re.S)[1:]
-    notebooks = list((SITE.parent.parent / "chapters").glob("*.ipynb"))
-    assert len(rows) == len(notebooks)
-    for row in rows:
+    chapters = toc_sections(SITE.parent.parent)
+    assert len(rows) == len(chapters) + 1  # and the total
+    core_total = deeper_total = 0
+    for row in rows[:-1]:
         cells = re.findall(r"<td><p>(.*?)</p></td>", row, flags=re.S)
-        assert int(cells[-2]) >= 1                                        # reading minutes
+        core, deeper = int(cells[-3]), int(cells[-2])
+        assert core >= 1 and deeper >= 0
+        core_total, deeper_total = core_total + core, deeper_total + deeper
         assert cells[-1] == "not measured yet" or 0 < float(cells[-1])    # run seconds
         # the same minutes as the line under the chapter's title
         href = re.search(r'href="(chapters/[^"#]+)"', row).group(1)
         page = (SITE / href).read_text(encoding="utf-8")
-        line = re.search(r'<p class="reading-time"><em>Reading time: about (\d+) minutes', page)
-        assert line and line.group(1) == cells[-2], href
+        line = re.search(r'<p class="reading-time"><em>Reading time: about (\d+) minutes for '
+                         r"the core[^<]*going deeper: (?:about (\d+) minutes more|no separate)",
+                         page)
+        assert line and line.group(1) == cells[-3], href
+        assert int(line.group(2) or 0) == deeper, href
+    total = re.findall(r"<td><p>(.*?)</p></td>", rows[-1], flags=re.S)
+    assert total[-3:-1] == [str(core_total), str(deeper_total)]
+
+
+def test_every_going_deeper_section_says_it_is_optional_with_its_time():
+    for docs in toc_sections(SITE.parent.parent).values():
+        for doc in docs:
+            page = (SITE / f"{doc}.html").read_text(encoding="utf-8")
+            assert re.search(r'<p class="reading-time"><em>Reading time: about \d+ minutes '
+                             r"[^<]*Going deeper is optional", page), doc
 
 
 def test_syllabus_titles_are_the_chapters_own_headings():
