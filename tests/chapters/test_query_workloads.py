@@ -298,3 +298,27 @@ def test_errata_quotes_the_glued_ratios(g):
     assert (f"a factor of {g['wl_ratio_zcdp_b2']} only for the binary tree under zCDP, "
             f"{g['wl_ratio_zcdp_b16']} for $b = 16$ and at best {g['wl_ratio_pure_best']} under pure ε") in entry
     assert f"gains {g['wl_ls_gain_b2']} on the binary tree and {g['wl_ls_gain_b16']} on $b = 16$" in entry
+
+
+def _zcdp_eps_by_grid(rho: float, delta: float) -> float:
+    """The improved zCDP -> (eps, delta) conversion (Canonne, Kamath & Steinke 2020, Prop. 12),
+    minimised over a fine grid of Renyi orders rather than by the course's optimiser."""
+    alpha = 1 + np.exp(np.linspace(-8, 8, 400_001))
+    return float(np.min(rho * alpha + (math.log(1 / delta) + (alpha - 1) * np.log1p(-1 / alpha)
+                                       - np.log(alpha)) / (alpha - 1)))
+
+
+def test_laplace_in_zcdp_and_what_rho_one_half_promises(g):
+    """Issue #37: the sqrt(k) growth is the accounting's (Laplace noise accounted in zCDP grows
+    like sqrt(k) too), and rho = 1/2 is a weaker promise than eps = 1."""
+    # eps0 = sqrt(2 rho / k) per answer, Laplace scale 1 / eps0, RMSE sqrt(2) / eps0
+    rmse = math.sqrt(2) / math.sqrt(2 * 0.5 / 100)
+    assert g["wl_growth_zcdp_lap_100"] == f"{rmse:.1f}" == "14.1"
+    assert math.isclose(rmse / float(g["wl_growth_zcdp_100"]), math.sqrt(2))  # "√2 times the Gaussian's"
+    eps = _zcdp_eps_by_grid(0.5, 1e-6)
+    assert g["wl_rho_eps"] == f"{eps:.2f}" == "5.22"
+    assert eps < 0.5 + 2 * math.sqrt(0.5 * math.log(1e6))  # below Bun & Steinke's simple bound
+    cells = json.loads((CHAPTERS / "query-workloads.ipynb").read_text(encoding="utf-8"))["cells"]
+    markdown = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+    assert "independent Gaussian noise sits at the threshold" not in markdown
+    assert "ε = {glue:text}`wl_rho_eps` at δ = 10⁻⁶" in markdown
