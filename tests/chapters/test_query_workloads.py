@@ -322,3 +322,26 @@ def test_laplace_in_zcdp_and_what_rho_one_half_promises(g):
     markdown = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
     assert "independent Gaussian noise sits at the threshold" not in markdown
     assert "ε = {glue:text}`wl_rho_eps` at δ = 10⁻⁶" in markdown
+
+
+def test_domains_are_the_public_lists_not_the_data(monkeypatch, adult):
+    """Issue #37: the MWEM domain came from ``codes.max() + 1`` and the TopDown countries from
+    ``value_counts()``, so a category absent from the data vanished from the release. Run the
+    chapter's cells on a subset that lacks some categories: the domains must not move."""
+    import helpers
+    subset = adult[(adult["race"] == "White") & (adult["marital_status"] != "Married-AF-spouse")
+                   & (adult["native_country"] != "Holand-Netherlands") & (adult["age"] < 60)]
+    monkeypatch.setattr(helpers, "load_adult", lambda: subset.copy())
+    ns = notebook_namespace("query-workloads", ["SHAPE", "hist", "country", "K"])
+    public = helpers.ADULT_CATEGORIES
+    assert ns["SHAPE"] == (7, len(public["sex"]), len(public["race"]), len(public["income"]),
+                           len(public["marital_status"])) == (7, 2, 5, 2, 7)
+    assert ns["hist"].size == 980 and ns["hist"].sum() == len(subset)
+    assert list(ns["country"].index) == list(public["native_country"]) and ns["K"] == 41
+    assert ns["country"]["Holand-Netherlands"] == 0
+    cells = json.loads((CHAPTERS / "query-workloads.ipynb").read_text(encoding="utf-8"))["cells"]
+    markdown = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+    assert f"one for each of the {len(public['native_country'])} countries on the public list" in markdown
+    from conftest import ROOT
+    errata = " ".join((ROOT / "errata.md").read_text(encoding="utf-8").split())
+    assert f"to {glued('query-workloads')['wl_td_clamp_small']} people" in errata
