@@ -9,13 +9,14 @@ prototype numbers of the course specification (Part VI, piece 3, figure b), comp
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pytest
 from scipy.special import comb
 
-from conftest import chapter_fixtures
+from conftest import CHAPTERS, chapter_fixtures
 
 NAMES = ["dyadic_blocks", "prefix_blocks", "tree_matrices", "online_least_squares"]
 
@@ -163,3 +164,41 @@ def test_budget_split_exercise_from_the_bits_of_t(g):
     assert g["cr_ex_split_equal"] == f"{equal:,.1f}" == g["cr_tree_laplace_mean"]
     assert g["cr_ex_split_best"] == f"{best:,.1f}"
     assert g["cr_ex_split_gain"] == f"{1 - best / equal:.0%}"
+
+
+def test_a_day_lies_in_at_most_one_block_per_level(ch, g):
+    """Issue #37: "each leaf lies in L blocks" and "exactly one block per level" held only for
+    some days. Counted from the chapter's blocks and, independently, from the rule that day t
+    lies in a level-j block iff the block of length 2^j holding t ends by day T."""
+    T = 365
+    levels = {}
+    for first, last in ch["dyadic_blocks"](T):
+        levels.setdefault(int(math.log2(last - first + 1)), []).append((first, last))
+    per_day = np.zeros(T + 1, dtype=int)
+    for blocks in levels.values():
+        covered = np.zeros(T + 1, dtype=int)
+        for first, last in blocks:
+            covered[first:last + 1] += 1
+        assert covered.max() == 1  # at most one block per level
+        per_day += covered
+    independent = [sum(-(-t // 2**j) * 2**j <= T for j in range(T.bit_length())) for t in range(1, T + 1)]
+    assert per_day[1:].tolist() == independent
+    L = g["cr_levels"]
+    assert per_day.max() == L and (per_day[1:257] == L).all() and per_day[257] < L  # "days 1 to 256 in L"
+    assert per_day[T] == 1  # "day 365 in one" (a level-0 block)
+    cells = json.loads((CHAPTERS / "continual-release.ipynb").read_text(encoding="utf-8"))["cells"]
+    markdown = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+    assert "each leaf lies in $L$ blocks" not in markdown and "exactly one block per level" not in markdown
+    assert "at most $L$ blocks (days 1 to 256 in $L$, day 365 in one)" in markdown
+
+
+def test_what_rho_one_half_promises(g):
+    """rho = 1/2 (what eps = 1 implies) as (eps, delta)-DP at delta = 1e-6: the improved
+    conversion (Canonne, Kamath & Steinke 2020, Prop. 12) minimised over a fine grid of orders."""
+    alpha = 1 + np.exp(np.linspace(-8, 8, 400_001))
+    eps = float(np.min(0.5 * alpha + (math.log(1e6) + (alpha - 1) * np.log1p(-1 / alpha)
+                                      - np.log(alpha)) / (alpha - 1)))
+    assert g["cr_rho_eps"] == f"{eps:.2f}" == "5.22"
+    from conftest import ROOT
+    errata = " ".join((ROOT / "errata.md").read_text(encoding="utf-8").split())
+    assert f"it implies (ε, δ)-DP only with ε = {g['cr_rho_eps']} at δ = 10⁻⁶" in errata

@@ -8,13 +8,16 @@ least-squares estimators' bias and consistency claims by simulation with stated 
 
 from __future__ import annotations
 
+import functools
+import json
 import math
+import re
 
 import numpy as np
 import pytest
 from scipy import optimize
 
-from conftest import chapter_fixtures, glued
+from conftest import CHAPTERS, chapter_fixtures, glued
 from notebook_code import notebook_namespace
 
 NAMES = ["EPS", "RHO", "N", "SIZES", "STRATEGIES", "GRAM", "M", "L_IDX", "R_IDX", "ls_range_variances", "canonical_node_counts", "LS_UNIT", "exact_table",
@@ -78,17 +81,121 @@ def test_range_table_matches_closed_forms(ch, g):
     assert lt.loc["b = 16, least squares", "mean Var"] < lt.loc["identity", "mean Var"] < lt.loc["b = 2, canonical nodes", "mean Var"]
 
 
-def test_least_squares_values_from_independent_solver():
-    # b = 2 least squares mean variance via pinv of the explicit tree (an independent construction)
+@functools.cache
+def _ls_unit_mean(b: int) -> float:
+    """Mean least-squares variance over all ranges on 1,024 cells, per unit of node variance, for
+    the tree of branching factor ``b``: pinv of the explicit tree (an independent construction).
+    Its blocks have sizes 1, b, b^2, ... and a root of all n cells (for b = 16: 1, 16, 256, 1,024)."""
     n = 1024
-    A = np.vstack([np.kron(np.eye(n >> j), np.ones((1, 1 << j))) for j in range(11)])
+    sizes, size = [], 1
+    while size < n:
+        sizes.append(size)
+        size *= b
+    sizes.append(n)
+    A = np.vstack([np.kron(np.eye(n // s), np.ones((1, s))) for s in sizes])
     P = np.linalg.pinv(A)  # n x nodes
     # mean over all ranges of ||w P||^2 = trace(P P^T W^T W) / m
     i = np.arange(1, n + 1)
     gram = np.minimum.outer(i, i) * (n - np.maximum.outer(i, i) + 1.0)
-    mean_var = 11 * np.sum((P @ P.T) * gram) / (n * (n + 1) / 2)
+    return float(np.sum((P @ P.T) * gram) / (n * (n + 1) / 2))
+
+
+def test_least_squares_values_from_independent_solver():
+    # b = 2: 11 levels, Gaussian node variance h / (2 rho) = 11 at rho = 1/2
     g = glued("query-workloads")
-    assert g["wl_b2_ls_mean"] == f"{mean_var:.2f}" == "21.66"
+    assert g["wl_b2_ls_mean"] == f"{11 * _ls_unit_mean(2):.2f}" == "21.66"
+    assert g["wl_b16_ls_mean"] == f"{4 * _ls_unit_mean(16):.2f}" == "39.35"
+
+
+def _ratios_from_closed_forms() -> dict[str, float]:
+    """The ratios the chapter glues, from the closed form of the identity's mean variance,
+    (n + 2)/3 per unit node variance, and the explicit trees' pinv: the node variance is h/(2 rho)
+    (Gaussian, rho = 1/2) or 2 h^2 / eps^2 (Laplace, eps = 1) with h levels."""
+    n = 1024
+    identity = (n + 2) / 3
+    ls = {b: _ls_unit_mean(b) for b in (2, 16)}
+    h = {2: 11, 16: 4}
+    return {
+        "wl_ratio_zcdp_b2": identity / (h[2] * ls[2]),
+        "wl_ratio_zcdp_b16": identity / (h[16] * ls[16]),
+        "wl_ratio_pure_best": max(2 * identity / (2 * h[b] ** 2 * ls[b]) for b in (2, 16)),
+    }
+
+
+def test_glued_ratios_are_the_tables_and_the_closed_forms(ch, g):
+    z, lt = ch["zcdp_table"], ch["laplace_table"]
+    for key, value in _ratios_from_closed_forms().items():
+        assert g[key] == f"{value:.1f}", key
+    assert g["wl_ratio_zcdp_b2"] == "15.8" and g["wl_ratio_zcdp_b16"] == "8.7"
+    assert g["wl_ratio_pure_best"] == "2.2"
+    # "under pure eps the better tree, b = 16": the best pure-eps ratio is b = 16's
+    assert lt.loc["b = 16, least squares", "mean Var"] < lt.loc["b = 2, least squares", "mean Var"]
+    for b in ("2", "16"):
+        gain = z.loc[f"b = {b}, canonical nodes", "mean Var"] / z.loc[f"b = {b}, least squares", "mean Var"]
+        gain_lap = lt.loc[f"b = {b}, canonical nodes", "mean Var"] / lt.loc[f"b = {b}, least squares", "mean Var"]
+        assert math.isclose(gain, gain_lap)  # "least squares gains the same factors" under both
+        assert g[f"wl_ls_gain_b{b}"] == f"{gain:.1f}"
+    assert g["wl_ls_gain_b2"] == "4.1" and g["wl_ls_gain_b16"] == "2.8"
+
+
+#: Words that state how large a ratio is, and what each claims about the ratio it describes.
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                 "nine": 9, "ten": 10}
+_RATIO_CLAIMS = [
+    (r"more than an order of magnitude", lambda r, m: r > 10),
+    (r"(?:less|fewer) than an order of magnitude|within an order of magnitude",
+     lambda r, m: r < 10),
+    (r"order of magnitude", None),  # any other wording: a claim this test cannot check
+    (r"factor of (" + "|".join(_NUMBER_WORDS) + r")\b", lambda r, m: round(r) == _NUMBER_WORDS[m[1]]),
+    (r"\btwice\b|\bdoubles?\b", lambda r, m: round(r) == 2),
+]
+_RATIO_GLUE = re.compile(r"\{glue:text\}`((?:wl_ratio|wl_ls_gain)_\w+)`")
+
+
+def _ratio_claims(markdown: str) -> list[tuple[str, str, object]]:
+    """Every verbal claim about a ratio's size in ``markdown``, with the glued ratio it describes
+    (the nearest ``wl_ratio_*``/``wl_ls_gain_*`` reference in its sentence, None if the sentence
+    has none) and its check."""
+    found = []
+    for sentence in re.split(r"(?<=[.;])\s+", markdown):
+        sentence = re.sub(r"\s+", " ", sentence)
+        taken: list[tuple[int, int]] = []
+        for pattern, check in _RATIO_CLAIMS:
+            for m in re.finditer(pattern, sentence):
+                if any(a <= m.start() < b for a, b in taken):
+                    continue  # already read by a more specific wording
+                taken.append(m.span())
+                refs = [(min(abs(r.start() - m.end()), abs(m.start() - r.end())), r[1])
+                        for r in _RATIO_GLUE.finditer(sentence)]
+                key = min(refs)[1] if refs else None
+                found.append((m[0], key, (check, m)))
+    return found
+
+
+def test_ratio_claims_in_the_prose_hold_for_the_glued_ratios(g):
+    """Issue #37: the summary said "more than an order of magnitude" where the glued ratios are
+    2.2 and 8.7, and "a factor of four" for a least-squares gain of 2.8. Every such wording must
+    now sit beside the glued ratio it describes and be true of it."""
+    cells = json.loads((CHAPTERS / "query-workloads.ipynb").read_text(encoding="utf-8"))["cells"]
+    markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    claims = _ratio_claims(markdown)
+    assert any(key == "wl_ratio_zcdp_b2" for _, key, _ in claims)  # the test reads the prose
+    for words, key, (check, m) in claims:
+        assert key is not None, f"{words!r} states a ratio without the glued ratio beside it"
+        assert check is not None, f"{words!r} (beside {key}): a wording this test cannot check"
+        assert check(float(g[key]), m), f"{words!r} is false of {key} = {g[key]}"
+
+
+def test_the_claims_checker_catches_the_old_wording():
+    old = ("For all range queries, tree strategies with least squares beat noisy cells by more than an "
+           "order of magnitude; of the two branching factors tried, 16 wins.")
+    assert [key for _, key, _ in _ratio_claims(old)] == [None]
+    wrong = "With $b = 16$ least squares gains a factor of four ({glue:text}`wl_ls_gain_b16`)."
+    ((_, key, (check, m)),) = _ratio_claims(wrong)
+    assert key == "wl_ls_gain_b16" and not check(2.8, m) and check(4.1, m)
+    wrong = "Under pure ε the tree wins by more than an order of magnitude, {glue:text}`wl_ratio_pure_best`."
+    ((_, key, (check, m)),) = _ratio_claims(wrong)
+    assert key == "wl_ratio_pure_best" and not check(2.2, m)
 
 
 def test_growth_glues(g):
@@ -180,3 +287,61 @@ def test_mwem_glues_and_laplace_baseline(g):
         assert abs(float(g[key]) - expected) <= (5e-6 if eps == 1.0 else 5e-5)  # half a unit of the glued digits
         assert float(g["wl_mwem_best_1" if eps == 1.0 else "wl_mwem_best_01"]) > expected
     assert g["wl_mwem_uniform"] == "0.0547"
+
+
+def test_errata_quotes_the_glued_ratios(g):
+    from conftest import ROOT
+    errata = (ROOT / "errata.md").read_text(encoding="utf-8")
+    entry = errata[errata.index("How much trees gain on range queries"):]
+    entry = entry[: entry.index("\n- **") if "\n- **" in entry else None]
+    entry = " ".join(entry.split())
+    assert (f"a factor of {g['wl_ratio_zcdp_b2']} only for the binary tree under zCDP, "
+            f"{g['wl_ratio_zcdp_b16']} for $b = 16$ and at best {g['wl_ratio_pure_best']} under pure ε") in entry
+    assert f"gains {g['wl_ls_gain_b2']} on the binary tree and {g['wl_ls_gain_b16']} on $b = 16$" in entry
+
+
+def _zcdp_eps_by_grid(rho: float, delta: float) -> float:
+    """The improved zCDP -> (eps, delta) conversion (Canonne, Kamath & Steinke 2020, Prop. 12),
+    minimised over a fine grid of Renyi orders rather than by the course's optimiser."""
+    alpha = 1 + np.exp(np.linspace(-8, 8, 400_001))
+    return float(np.min(rho * alpha + (math.log(1 / delta) + (alpha - 1) * np.log1p(-1 / alpha)
+                                       - np.log(alpha)) / (alpha - 1)))
+
+
+def test_laplace_in_zcdp_and_what_rho_one_half_promises(g):
+    """Issue #37: the sqrt(k) growth is the accounting's (Laplace noise accounted in zCDP grows
+    like sqrt(k) too), and rho = 1/2 is a weaker promise than eps = 1."""
+    # eps0 = sqrt(2 rho / k) per answer, Laplace scale 1 / eps0, RMSE sqrt(2) / eps0
+    rmse = math.sqrt(2) / math.sqrt(2 * 0.5 / 100)
+    assert g["wl_growth_zcdp_lap_100"] == f"{rmse:.1f}" == "14.1"
+    assert math.isclose(rmse / float(g["wl_growth_zcdp_100"]), math.sqrt(2))  # "√2 times the Gaussian's"
+    eps = _zcdp_eps_by_grid(0.5, 1e-6)
+    assert g["wl_rho_eps"] == f"{eps:.2f}" == "5.22"
+    assert eps < 0.5 + 2 * math.sqrt(0.5 * math.log(1e6))  # below Bun & Steinke's simple bound
+    cells = json.loads((CHAPTERS / "query-workloads.ipynb").read_text(encoding="utf-8"))["cells"]
+    markdown = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+    assert "independent Gaussian noise sits at the threshold" not in markdown
+    assert "ε = {glue:text}`wl_rho_eps` at δ = 10⁻⁶" in markdown
+
+
+def test_domains_are_the_public_lists_not_the_data(monkeypatch, adult):
+    """Issue #37: the MWEM domain came from ``codes.max() + 1`` and the TopDown countries from
+    ``value_counts()``, so a category absent from the data vanished from the release. Run the
+    chapter's cells on a subset that lacks some categories: the domains must not move."""
+    import helpers
+    subset = adult[(adult["race"] == "White") & (adult["marital_status"] != "Married-AF-spouse")
+                   & (adult["native_country"] != "Holand-Netherlands") & (adult["age"] < 60)]
+    monkeypatch.setattr(helpers, "load_adult", lambda: subset.copy())
+    ns = notebook_namespace("query-workloads", ["SHAPE", "hist", "country", "K"])
+    public = helpers.ADULT_CATEGORIES
+    assert ns["SHAPE"] == (7, len(public["sex"]), len(public["race"]), len(public["income"]),
+                           len(public["marital_status"])) == (7, 2, 5, 2, 7)
+    assert ns["hist"].size == 980 and ns["hist"].sum() == len(subset)
+    assert list(ns["country"].index) == list(public["native_country"]) and ns["K"] == 41
+    assert ns["country"]["Holand-Netherlands"] == 0
+    cells = json.loads((CHAPTERS / "query-workloads.ipynb").read_text(encoding="utf-8"))["cells"]
+    markdown = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+    assert f"one for each of the {len(public['native_country'])} countries on the public list" in markdown
+    from conftest import ROOT
+    errata = " ".join((ROOT / "errata.md").read_text(encoding="utf-8").split())
+    assert f"to {glued('query-workloads')['wl_td_clamp_small']} people" in errata
