@@ -52,6 +52,12 @@ sys.path[:0] = [str(ROOT / "chapters"), str(ROOT / "tests"), str(ROOT / "_ext")]
 import scale  # noqa: E402  (benchmarks/scale.py, beside this file)
 import mutation  # noqa: E402  (benchmarks/mutation.py: `make mutation` writes its own section)
 import lighthouse  # noqa: E402  (benchmarks/lighthouse.py, beside this file)
+from course_site import tables  # noqa: E402  (_ext/course_site/tables.py: reading times)
+
+#: Issue 38's reading-time targets, by the book's own estimate (``tables.reading_time``): each
+#: chapter's core at most this many minutes, the whole core path at most that many.
+CORE_CHAPTER_MAX_MIN = 20
+CORE_PATH_MAX_MIN = 6 * 60
 
 TARGETS = {
     "notebook_max_s": 10.0,                # every chapter but the engines chapter
@@ -399,6 +405,33 @@ def update_readme(r: dict) -> None:
     readme.write_text(quote_report(readme.read_text(encoding="utf-8"), r), encoding="utf-8")
 
 
+def reading_section(root: Path) -> list[str]:
+    """The core path's reading times, per chapter and in all, against issue 38's targets.
+
+    Computed from the notebooks whenever the report is written (the book's own estimate, as
+    each page states it), not measured: it needs no run of the benchmark to be current.
+    """
+    rows = tables.syllabus_rows(root)
+    core_total, everything = tables.reading_totals(root)
+    over = [row for row in rows if row[3] > CORE_CHAPTER_MAX_MIN]
+    lines = ["", "## Reading times: the core path and going deeper", "",
+             f"The book's own estimate (`_ext/course_site/tables.py`): prose at "
+             f"{tables.WORDS_PER_MINUTE} words a minute, {tables.SECONDS_PER_CODE_LINE} s a shown "
+             f"line of code. Targets: each chapter's core at most {CORE_CHAPTER_MAX_MIN} minutes, "
+             f"the whole core path at most {CORE_PATH_MAX_MIN // 60} hours.", "",
+             "| chapter | core (min) | going deeper (min) | core target |", "|---|---|---|---|"]
+    lines += [f"| {Path(doc).name} | {core} | {deeper} | "
+              f"{'met' if core <= CORE_CHAPTER_MAX_MIN else '**MISSED**'} |"
+              for _, _, doc, core, deeper, _ in rows]
+    lines += [f"| **all** | {core_total} ({tables.hours(core_total)}) | "
+              f"{everything - core_total} | "
+              f"{'met' if core_total <= CORE_PATH_MAX_MIN else '**MISSED**'} |", "",
+              f"{len(over)} of {len(rows)} chapters' cores are longer than "
+              f"{CORE_CHAPTER_MAX_MIN} minutes; the whole book, going deeper included, takes "
+              f"{everything} minutes ({tables.hours(everything)})."]
+    return lines
+
+
 def markdown(r: dict) -> str:
     def ok(name: str) -> str:
         if name not in r["targets_met"]:
@@ -460,6 +493,7 @@ def markdown(r: dict) -> str:
               "| page | KiB | KiB gzip |", "|---|---|---|"]
     lines += [f"| {name} | {w['bytes'] / 1024:.0f} | {w['gzip_bytes'] / 1024:.0f} |"
               for name, w in r["pages"].items()]
+    lines += reading_section(ROOT)
     if r.get("scale"):
         lines += scale.markdown(r["scale"])
     if r.get("mutation"):

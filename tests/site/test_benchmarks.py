@@ -159,3 +159,20 @@ def test_each_mutant_runs_against_its_own_modules_tests():
     assert own_test_file("chapters.dpcourse.randomness.xǁSecureRandomǁintegers__mutmut_1") == (
         "tests/package/test_randomness.py")
     assert own_test_file("stats") is None and own_test_file("") is None
+
+
+def test_the_reading_section_judges_each_core_and_the_whole_path(tmp_path):
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "_toc.yml").write_text(
+        "root: intro\nparts:\n  - caption: A\n    chapters:\n      - file: chapters/short\n"
+        "      - file: chapters/long\n        sections:\n          - file: chapters/deep\n",
+        encoding="utf-8")
+    for name, words in (("short", 2000), ("long", 4200), ("deep", 3000)):
+        cells = [{"cell_type": "markdown", "source": ["word " * words]}]
+        (tmp_path / "chapters" / f"{name}.ipynb").write_text(json.dumps({"cells": cells}),
+                                                            encoding="utf-8")
+    text = "\n".join(run.reading_section(tmp_path))
+    assert "| short | 10 | 0 | met |" in text          # 2,000 words at 200 a minute
+    assert "| long | 21 | 15 | **MISSED** |" in text   # 21 > 20; its section 15 minutes
+    assert "| **all** | 31 (½ hour) | 15 | met |" in text
+    assert "1 of 2 chapters' cores are longer than 20 minutes" in text
