@@ -13,6 +13,7 @@ JupyterLab, which renders CommonMark, math and a little HTML, but no MyST roles 
   hidden (``jupyter.source_hidden`` and ``outputs_hidden``), so they stay collapsed until clicked;
 * code cells tagged ``remove-input`` (they publish numbers to the prose) have their source
   hidden, as the page does not show it, and their outputs too when these are only glue records;
+  cells tagged ``hide-output`` have their output folded, as the page folds it behind a toggle;
   the chapter's reading time goes under its title;
 * a first cell names the course, the chapter's page on the site and how to get ``helpers.py``
   and the data.
@@ -106,13 +107,20 @@ class _Roles:
                 raise ReaderEditionError(
                     f"{{{role}}}`{body}` met the resolved reference {domain}:{kind} {target!r}")
             return markdown
-        return _ROLE_OR_CODE.sub(replace, text)
+        # JupyterLab finds math before Markdown escapes: "\$50K ... $t$" would open a formula
+        # at the escaped dollar, so outside code a literal dollar is written as its entity
+        pieces, position = [], 0
+        for match in _ROLE_OR_CODE.finditer(text):
+            pieces += [text[position:match.start()].replace("\\$", "&#36;"), replace(match)]
+            position = match.end()
+        return "".join(pieces + [text[position:].replace("\\$", "&#36;")])
 
 
 def escape(text: str) -> str:
-    """Text shown as it is in Markdown (no emphasis, links or raw HTML)."""
-    text = re.sub(r"([\\`*_\[\]$])", r"\\\1", text)
-    return text.replace("<", "&lt;")
+    """Text shown as it is in Markdown (no emphasis, links, raw HTML or math: a dollar is
+    written as its entity, which JupyterLab's math finder does not read as a delimiter)."""
+    text = re.sub(r"([\\`*_\[\]])", r"\\\1", text)
+    return text.replace("<", "&lt;").replace("$", "&#36;")
 
 
 @dataclass
@@ -306,6 +314,12 @@ def reader_notebook(nb: dict, resolved: Resolved, intro: str,
             metadata = cell.setdefault("metadata", {})
             metadata.setdefault("jupyter", {}).update(source_hidden=True, outputs_hidden=True)
             metadata["collapsed"] = True  # the older key for hidden outputs, as JupyterLab saves it
+        elif cell["cell_type"] == "code" and "hide-output" in cell.get("metadata", {}).get(
+                "tags", []):
+            # the page folds this output behind a toggle ("expand to read it"): so does the
+            # notebook, with JupyterLab's own folding
+            cell["metadata"].setdefault("jupyter", {}).update(outputs_hidden=True)
+            cell["metadata"]["collapsed"] = True
         elif cell["cell_type"] == "code" and "remove-input" in cell.get("metadata", {}).get(
                 "tags", []):
             hidden = {"source_hidden": True}

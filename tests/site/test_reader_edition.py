@@ -157,7 +157,8 @@ def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
 
 # --- the conversion on small inputs: what it refuses, and the solution layout -----------------
 sys.path.insert(0, str(ROOT / "_ext"))
-from reader_markdown import ReaderEditionError, Resolved, reader_notebook  # noqa: E402
+from reader_markdown import (ReaderEditionError, Resolved, _Roles, _State,  # noqa: E402
+                             convert_markdown, reader_notebook)
 
 
 def _nb(*cells: tuple[str, str]) -> dict:
@@ -205,3 +206,27 @@ def test_gated_solution_layout():
     assert texts[3] == ("<details>\n<summary>Solution, continued</summary>\n\nMore, 1\\*2.\n\n"
                         "</details>\n\nAfter.")
     assert cells[4]["metadata"] == {}
+
+
+def test_a_literal_dollar_cannot_open_a_formula_in_jupyterlab():
+    """JupyterLab looks for math before it reads Markdown escapes: "\\$50K ... $t$" became one
+    italic formula (k-anonymity's solution). Outside code, a literal dollar is an entity."""
+    from reader_markdown import escape
+
+    resolved = Resolved(xrefs=[], numbers={}, glue={"price": "$5"})
+    text = convert_markdown("earn more than \\$50K, so $t = 1 - p$; cost {glue:text}`price`; "
+                            "`\\$x` stays", resolved, _State(), _Roles(resolved))
+    assert text == "earn more than &#36;50K, so $t = 1 - p$; cost &#36;5; `\\$x` stays"
+    assert escape("a $ b") == "a &#36; b"
+
+
+def test_an_output_the_page_folds_is_folded_in_the_notebook():
+    nb = {"cells": [{"cell_type": "code", "metadata": {"tags": ["hide-output"]}, "source": "1",
+                     "outputs": [{"output_type": "stream", "name": "stdout", "text": "x\n"}]},
+                    {"cell_type": "code", "metadata": {}, "source": "2", "outputs": []}],
+          "metadata": {}}
+    out = reader_notebook(nb, Resolved(xrefs=[], numbers={}, glue={}), "intro")
+    folded, plain = out["cells"][1], out["cells"][2]
+    assert folded["metadata"]["jupyter"] == {"outputs_hidden": True}
+    assert folded["outputs"] == nb["cells"][0]["outputs"]  # folded, not removed
+    assert "jupyter" not in plain["metadata"]
