@@ -37,6 +37,9 @@ XREF_ROLES = {
 }
 ADMONITIONS = {"note", "warning", "tip", "important", "caution", "attention", "danger",
                "error", "hint", "seealso", "admonition"}
+#: The kernelspec ipykernel installs (``python -m ipykernel install``, and every venv's
+#: ``share/jupyter/kernels/python3``); the reader edition names it exactly.
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 _ROLE_OR_CODE = re.compile(r"\{(?P<role>[a-z][\w:-]*)\}`(?P<body>[^`]+)`|(?P<tick>`+)(?:.|\n)*?(?P=tick)")
 _FENCE = re.compile(r"^(?P<mark>:{3,}|`{3,})\{(?P<name>[\w:-]+)\}[ \t]*(?P<arg>.*)$")
 _CODE_FENCE = re.compile(r"^(?P<mark>`{3,}|~{3,})(?!\{)")
@@ -336,4 +339,7 @@ def reader_notebook(nb: dict, resolved: Resolved, intro: str,
     cells.insert(0, {"cell_type": "markdown", "id": "reader-edition", "metadata": {},
                      "source": intro.splitlines(keepends=True)})
     out["cells"] = cells
+    # the kernel a reader's JupyterLab has (ipykernel's python3): with another display name,
+    # JupyterLab rewrites the metadata on opening and marks every notebook as modified
+    out.setdefault("metadata", {})["kernelspec"] = dict(KERNELSPEC)
     return out

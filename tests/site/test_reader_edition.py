@@ -230,3 +230,17 @@ def test_an_output_the_page_folds_is_folded_in_the_notebook():
     assert folded["metadata"]["jupyter"] == {"outputs_hidden": True}
     assert folded["outputs"] == nb["cells"][0]["outputs"]  # folded, not removed
     assert "jupyter" not in plain["metadata"]
+
+
+def test_the_notebook_names_the_kernel_ipykernel_installs():
+    """Otherwise JupyterLab rewrites the kernelspec on opening: every notebook "modified"."""
+    from ipykernel.kernelspec import get_kernel_dict
+
+    from reader_markdown import KERNELSPEC
+
+    out = reader_notebook({"cells": [], "metadata": {"kernelspec": {
+        "display_name": "Python 3", "language": "python", "name": "python3"}}},
+        Resolved(xrefs=[], numbers={}, glue={}), "intro")
+    spec = get_kernel_dict()
+    assert out["metadata"]["kernelspec"] == KERNELSPEC == {
+        "display_name": spec["display_name"], "language": spec["language"], "name": "python3"}

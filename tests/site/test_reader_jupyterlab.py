@@ -152,6 +152,10 @@ def test_a_reader_notebook_reads_like_the_site(lab, chromium, chapter):
         page.wait_for_selector(".jp-NotebookPanel mjx-container", timeout=60_000)
         page.wait_for_timeout(1500)  # let MathJax finish the remaining cells
         page.screenshot(path=str(SHOTS / f"{chapter}-top.png"))
+        # opened and read, nothing changed: JupyterLab does not mark the notebook as modified
+        # (it would if the notebook named another kernel than the installed one)
+        page.wait_for_timeout(2000)  # the kernel's start, after which JupyterLab checks
+        assert page.locator(".lm-TabBar-tab.jp-mod-dirty").count() == 0, chapter
         prose = notebook.locator(".jp-MarkdownCell .jp-RenderedMarkdown")
         text = "\n".join(prose.all_inner_texts())  # the prose (code cells are code)
         for markup in MARKUP:
