@@ -186,7 +186,9 @@ def _render(name: str, arg: str, title: str, options: dict[str, str], body: str,
         header = title if name == "admonition" else name.title()
         if "dropdown" in options.get("class", ""):
             return _details(header, body)
-        return f"**{header}.** {body.strip()}"
+        # a quoted block, as JupyterLab draws it: set off from the prose like the page's box
+        quoted = "\n".join(f"> {line}".rstrip() for line in body.strip().split("\n"))
+        return f"> **{header}**\n>\n{quoted}"
     raise ReaderEditionError(f"directive {{{name}}} is not handled by the reader edition")
 
 

@@ -244,3 +244,14 @@ def test_the_notebook_names_the_kernel_ipykernel_installs():
     spec = get_kernel_dict()
     assert out["metadata"]["kernelspec"] == KERNELSPEC == {
         "display_name": spec["display_name"], "language": spec["language"], "name": "python3"}
+
+
+def test_a_warning_box_stays_a_box():
+    """A {warning} or an admonition is a quoted block with its title, not a plain paragraph."""
+    resolved = Resolved(xrefs=[], numbers={}, glue={})
+    text = convert_markdown(":::{warning}\nDo not reuse a seed.\n\nEver, $t$.\n:::",
+                            resolved, _State(), _Roles(resolved))
+    assert text == "> **Warning**\n>\n> Do not reuse a seed.\n>\n> Ever, $t$."
+    text = convert_markdown(":::{admonition} In brief: post-processing\n:class: tip\nA line.\n:::",
+                            resolved, _State(), _Roles(resolved))
+    assert text == "> **In brief: post-processing**\n>\n> A line."
