@@ -30,8 +30,12 @@ from problems import (BEGIN_HIDDEN, BEGIN_SOLUTION, HERE, ROOT, chapter_notebook
 SUPPORT = ("dpgrader.py",)
 
 
-def nbgrader(course: Path, *args: str) -> None:
-    """Run nbgrader in the course directory (where its ``nbgrader_config.py`` is)."""
+def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Run nbgrader in the course directory (where its ``nbgrader_config.py`` is).
+
+    With ``check`` (the default) a failure stops the command with nbgrader's output; without,
+    the caller reads the result (``make grade``: one notebook that cannot be graded must not
+    stop the batch)."""
     bin_dir = Path(sys.executable).parent  # nbgrader runs `alembic` from the PATH
     env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
     result = subprocess.run([str(bin_dir / "nbgrader"), *args, "--log-level=WARN"], cwd=course,
@@ -42,8 +46,9 @@ def nbgrader(course: Path, *args: str) -> None:
             "graded submissions of this assignment, and nbgrader will not change the cells of a "
             "graded assignment. Keep the assignment as it was generated, or move the gradebook "
             "and submitted/, autograded/ away (they hold the grades) and run it again.")
-    if result.returncode != 0:
+    if check and result.returncode != 0:
         raise SystemExit(f"nbgrader {' '.join(args)} failed:\n{result.stdout}{result.stderr}")
+    return result
 
 
 def write_source(course: Path, chapter: str, problems: list, variant: int) -> Path:

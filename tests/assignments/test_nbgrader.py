@@ -5,7 +5,9 @@ directory gets the laplace-mechanism assignment (nbgrader's ``generate_assignmen
 students are autograded by nbgrader's ``autograde`` into the CSV: the reference solutions
 (full marks), the untouched release (0, with feedback in words) and a submission whose first
 problem raises in one function and loops forever in the other (0 for that problem only, the
-second problem full).
+second problem full). The same batch holds what must not stop it: an empty file, invalid
+JSON, a kernel that dies, a misnamed file and a folder whose name is not a student id; an id
+with an ``@`` is graded.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ def test_variants_change_the_constants_not_the_problems():
     assert setups(3) == variant  # a variant is reproducible
 
 
-def test_make_grade_scores_reference_release_and_a_broken_submission(tmp_path, course):
+def test_make_grade_scores_reference_release_and_a_broken_submission(tmp_path, course, capsys):
     release = course / "release" / CHAPTER / f"{CHAPTER}.ipynb"
     source = course / "source" / CHAPTER / f"{CHAPTER}.ipynb"
     subs = tmp_path / "submissions"
@@ -90,11 +92,41 @@ def test_make_grade_scores_reference_release_and_a_broken_submission(tmp_path, c
     (subs / "broken").mkdir()
     (subs / "broken" / f"{CHAPTER}.ipynb").write_text(json.dumps(broken), encoding="utf-8")
 
+    # what must not stop the batch
+    for student, content in (("empty", ""), ("garbled", '{"cells": [')):
+        (subs / student).mkdir()
+        (subs / student / f"{CHAPTER}.ipynb").write_text(content, encoding="utf-8")
+    dies = json.loads(json.dumps(broken))
+    for cell in dies["cells"]:
+        if cell["metadata"].get("nbgrader", {}).get("grade_id") == "clipped-sum-solution":
+            cell["source"] = "import os\nos._exit(1)\n"
+    (subs / "dies").mkdir()
+    (subs / "dies" / f"{CHAPTER}.ipynb").write_text(json.dumps(dies), encoding="utf-8")
+    (subs / "jane.doe@uni.edu").mkdir()
+    shutil.copy(source, subs / "jane.doe@uni.edu" / f"{CHAPTER}.ipynb")
+    shutil.copy(source, subs / "ref" / f"{CHAPTER} (1).ipynb")  # a browser's second download
+    (subs / "jane doe").mkdir()
+    shutil.copy(source, subs / "jane doe" / f"{CHAPTER}.ipynb")
+
     out = tmp_path / "grades.csv"
-    grade.main([str(subs), "--out", str(out), "--course", str(course)])
+    assert grade.main([str(subs), "--out", str(out), "--course", str(course)]) == 1
     rows = {(r["student"], r["problem"]): r for r in csv.DictReader(out.open(encoding="utf-8"))}
     problems = [p.pid for p in P.load_problems([CHAPTER])]
-    assert sorted(rows) == sorted((s, p) for s in ("blank", "broken", "ref") for p in problems)
+    students = ("blank", "broken", "dies", "empty", "garbled", "jane.doe@uni.edu", "ref")
+    assert sorted(rows) == sorted((s, p) for s in students for p in problems)
+    for student, why in (("empty", "empty (0 bytes)"), ("garbled", "not a readable notebook"),
+                         ("dies", "nbgrader could not grade")):
+        for pid in problems:
+            row = rows[(student, pid)]
+            assert row["score"] == "0" and float(row["max_score"]) > 0
+            assert row["feedback"].startswith("not graded: ") and why in row["feedback"], row
+    for pid in problems:
+        jane = rows[("jane.doe@uni.edu", pid)]
+        assert jane["score"] == jane["max_score"]
+    said = capsys.readouterr().out
+    assert f"  ref/{CHAPTER} (1).ipynb: not <chapter>.ipynb for a chapter" in said
+    assert "  jane doe: not a valid student id (a student id holds letters" in said
+    assert "  dies/laplace-mechanism: not graded: nbgrader could not grade" in said
     for pid in problems:
         ref = rows[("ref", pid)]
         assert ref["score"] == ref["max_score"] and ref["feedback"] == "all tests passed"
