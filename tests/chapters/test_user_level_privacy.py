@@ -83,13 +83,34 @@ def test_group_privacy_numbers(g):
     eps, delta = 1.0, 1e-6
     assert float(g["user_group_delta_four"]) == pytest.approx(4 * math.exp(3 * eps) * delta, rel=1e-2)
     assert number(g["user_group_delta_p99"]) == round(21 * math.exp(20) * delta)
-    # exercise: eps = 0.1
-    assert float(g["user_ex_group_delta_four"]) == pytest.approx(4 * math.exp(0.3) * 1e-6, rel=1e-2)
-    assert float(g["user_ex_group_delta_p99"]) == pytest.approx(21 * math.exp(2.0) * 1e-6, rel=1e-2)
+
+
+def _chain_delta(k, eps=0.1, delta=1e-6):
+    # k add/remove steps, each (eps, delta): delta_k = e^eps delta_(k-1) + delta, by a plain loop
+    total = 0.0
+    for _ in range(k):
+        total = math.exp(eps) * total + delta
+    return total
+
+
+def test_group_delta_exercise_uses_the_exact_sum(g):
+    assert float(g["user_ex_group_delta_four"]) == pytest.approx(_chain_delta(4), rel=1e-2)
+    assert float(g["user_ex_group_delta_p99"]) == pytest.approx(_chain_delta(21), rel=1e-2)
+    assert g["user_ex_group_eps_p99"] == "2.1"
+    # heaviest person: delta (e^(k eps) - 1) / (e^eps - 1), about delta e^((k-1) eps) / (1 - e^-eps)
+    k_max = number(g["user_nu_max"])
+    log10_delta = (math.log10(1e-6) + (k_max - 1) * 0.1 * math.log10(math.e)
+                   - math.log10(1 - math.exp(-0.1)))
+    assert int(g["user_ex_group_log_delta_max"]) == round(log10_delta)
+    # the exact sum passes 1/N_people at k = 15; the simpler k e^((k-1) eps) delta at k = 12
     k = 1
-    while k * math.exp((k - 1) * 0.1) * 1e-6 <= 1 / 32_561:
+    while _chain_delta(k) <= 1 / 32_561:
         k += 1
-    assert g["user_ex_group_k_over"] == k == 12
+    assert g["user_ex_group_k_over"] == k == 15
+    k_loose = 1
+    while k_loose * math.exp((k_loose - 1) * 0.1) * 1e-6 <= 1 / 32_561:
+        k_loose += 1
+    assert g["user_ex_group_k_over_loose"] == k_loose == 12
 
 
 # --- bounding ----------------------------------------------------------------------------------
