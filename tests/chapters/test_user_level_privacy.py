@@ -9,6 +9,7 @@ table, reservoir sampling and the bounding's uniformity by seeded frequency test
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -18,6 +19,7 @@ from scipy import integrate, stats
 
 import helpers
 from conftest import chapter_fixtures
+from notebook_code import CHAPTERS
 
 NAMES = ["reservoir_sample", "rank_within", "N_EVENTS", "keep_core", "laplace_threshold",
          "release_probability", "tpr_bound", "run_presence_test"]
@@ -332,6 +334,17 @@ def test_key_set_leak(g, events):
 
 
 # --- the attack on the user-level release, and the exercises -----------------------------------
+
+def test_user_level_attack_uses_the_private_cap(g):
+    # the attack on the user-level release runs with the cap chosen privately, not with the
+    # data's own 99th percentile (which the prose once called "the 99th percentile found above")
+    assert g["user_attack_cap"] == g["user_private_cap"]
+    cells = json.loads((CHAPTERS / "user-level-privacy.ipynb").read_text(encoding="utf-8"))["cells"]
+    (prose,) = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+                and "**The attack on a user-level release.**" in "".join(c["source"])]
+    assert "C = {glue:text}`user_attack_cap`" in prose
+    assert "C = 21" not in prose
+
 
 def test_user_level_attack_meets_the_bound(g):
     bound = math.e * 0.05
