@@ -142,3 +142,24 @@ def test_opendp_compositor_refuses_the_fourth_query():
         context.query().count().laplace().release()
     with pytest.raises(ValueError, match="exhausted"):
         context.query().count().laplace().release()
+
+
+# --------------------------------------------------------------------------------------------
+# The sketch of one attack: its counts come from the health table
+# --------------------------------------------------------------------------------------------
+def test_igor_sketch_uses_the_count_without_igor_from_the_data():
+    sketch = notebook_namespace("composition", ["health", "n_without_igor", "one_attack"])
+    health = helpers.load_health()
+    igor = health["name"] == "Igor Fritz"
+    assert igor.sum() == 1 and health.index[igor][0] == 9
+    # the count without Igor, by another route: obese patients other than Igor
+    expected = int(((health["problem"] == "Obesity") & ~igor).sum())
+    assert sketch["n_without_igor"] == expected == 3
+    # with (almost) no noise the sketch guesses right; at epsilon = 0.1 and k = 1 it is a
+    # coin flip at best: success within 0.02 of the exact one-answer value over 20,000 runs
+    rng = helpers.make_rng(3)
+    assert sketch["one_attack"](expected, 5, 1e-9, rng)
+    wins = np.mean([sketch["one_attack"](expected, 1, SCALE, rng) for _ in range(20_000)])
+    tail, _ = integrate.quad(
+        lambda x: laplace.pdf(x, scale=SCALE) * laplace.sf(0.5 + x, scale=SCALE), -np.inf, np.inf)
+    assert abs(wins - (1 - tail)) < 0.02
