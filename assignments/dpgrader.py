@@ -15,7 +15,8 @@ raises into a sentence. The checks:
 * :func:`brute_force_sensitivity` and :func:`check_sensitivity`: a sensitivity against the
   largest change over every neighbour of every dataset in a small domain;
 * :func:`check_samples_follow`: a sampler's output against its exact distribution;
-* :func:`check_accountant`: an accountant's total against a reference accountant.
+* :func:`check_accountant`: an accountant's total against a reference accountant;
+* :func:`check_cost`: an exact privacy cost between the true cost and an accepted upper bound.
 
 Every check returns ``None``: nbgrader takes a number shown by a test cell as a partial score,
 and anything written to stderr (a warning) as a failure. It is copied beside every assignment notebook; ``make grade`` copies the instructor's copy over
@@ -376,6 +377,36 @@ def check_accountant(spent: Any, reference: float, what: str = "your accountant'
     if value > reference * (1 + rel):
         raise CheckFailed(f"{what} is {value:.6g}, above the reference {reference:.6g}: "
                           "valid but looser than this accountant should be")
+
+
+def _fraction_text(value: Fraction) -> str:
+    return str(value) if value.denominator == 1 else f"{value} (= {float(value):g})"
+
+
+def check_cost(charged: Any, exact: Any, bound: Any = None,
+               what: str = "the privacy cost you charged") -> None:
+    """A privacy cost, charged as an exact ``Fraction``, between ``exact`` and ``bound``.
+
+    ``exact`` is the true cost (the smallest ε the release satisfies): a charge below it would
+    let an analyst overspend. ``bound`` is the loosest upper bound the problem accepts (for
+    instance the factor 2 of replace-one neighbours); any charge from ``exact`` to ``bound`` is a
+    correct bound and passes. ``bound=None`` accepts the exact cost only.
+    """
+    exact = Fraction(exact)
+    bound = exact if bound is None else Fraction(bound)
+    accepted = "" if bound == exact else f" (up to {_fraction_text(bound)} is accepted)"
+    if not isinstance(charged, Fraction):
+        raise CheckFailed(f"{what} is {_short(charged)}, not an exact Fraction: the cost is "
+                          f"{_fraction_text(exact)}{accepted}")
+    if charged < exact:
+        raise CheckFailed(f"{what} is {_fraction_text(charged)}, less than the true cost "
+                          f"{_fraction_text(exact)}: an accountant using it would let the "
+                          "analyst overspend")
+    if charged > bound:
+        looser = ("" if bound == exact else
+                  f"; the loosest bound accepted is {_fraction_text(bound)}")
+        raise CheckFailed(f"{what} is {_fraction_text(charged)}, more than the true cost "
+                          f"{_fraction_text(exact)}{looser}")
 
 
 # ---------------------------------------------------------------- data beside the notebook

@@ -115,6 +115,24 @@ def test_accountant_check():
         dpgrader.check_accountant(4.0, 3.0)
 
 
+def test_cost_check_accepts_every_correct_bound_and_refuses_an_overspend():
+    from fractions import Fraction
+
+    exact, bound = Fraction(1, 2), Fraction(4, 5)  # per-bin 0.1 and 0.4 under replace-one
+    for charged in (exact, Fraction(3, 5), bound):
+        dpgrader.check_cost(charged, exact, bound)
+    with pytest.raises(dpgrader.CheckFailed, match="less than the true cost 1/2.*overspend"):
+        dpgrader.check_cost(Fraction(2, 5), exact, bound)
+    with pytest.raises(dpgrader.CheckFailed, match="loosest bound accepted is 4/5"):
+        dpgrader.check_cost(Fraction(9, 10), exact, bound)
+    with pytest.raises(dpgrader.CheckFailed, match="not an exact Fraction"):
+        dpgrader.check_cost(0.5, exact, bound)
+    # without a bound, only the exact cost passes
+    dpgrader.check_cost(Fraction(1, 2), exact)
+    with pytest.raises(dpgrader.CheckFailed, match="more than the true cost"):
+        dpgrader.check_cost(Fraction(3, 5), exact)
+
+
 def test_call_stops_an_endless_loop_and_reports_errors_in_words():
     def spin():
         while True:

@@ -144,3 +144,56 @@ def test_prompts_refuse_roles_the_build_cannot_resolve():
         P.reader_markdown("See {prf:ref}`thm-laplace`.", "x.md")
     assert P.reader_markdown("See {doc}`/chapters/sensitivity`.", "x.md") == \
         f"See *{P.chapter_title('sensitivity')}*."
+
+
+# --- plan-cost: replace-one answers between the exact cost and the bound 2·max ---------------
+
+PLAN_COST = next(i for i, p in enumerate(PROBLEMS) if (p.chapter, p.pid) == ("composition",
+                                                                              "plan-cost"))
+
+#: A student's tighter, correct answer: under replace-one a row moves between two different
+#: bins, so each histogram costs its two largest per-bin epsilons (written without sorting).
+TIGHTER = """
+from fractions import Fraction
+
+
+def plan_cost(plan, neighbours):
+    if neighbours not in ("add/remove", "replace-one"):
+        raise ValueError(neighbours)
+    total = Fraction(0)
+    for histogram in plan:
+        eps = [Fraction(e) for e in histogram]
+        if not eps:
+            raise ValueError("a histogram needs a bin")
+        if neighbours == "add/remove":
+            total += max(eps)
+        elif len(eps) > 1:
+            first = max(eps)
+            rest = list(eps)
+            rest.remove(first)
+            total += first + max(rest)
+    return total
+"""
+
+#: Halfway between the exact cost and the bound: still a correct upper bound.
+HALFWAY = TIGHTER.replace("            total += first + max(rest)\n",
+                          "            total += (first + max(rest) + 2 * first) / 2\n")
+
+#: An overspending answer: under replace-one it charges the largest and the smallest epsilon.
+OVERSPEND = TIGHTER.replace("total += first + max(rest)", "total += first + min(rest)")
+
+
+@pytest.mark.parametrize("variant", [0, 1, 2])
+@pytest.mark.parametrize("code", [TIGHTER, HALFWAY], ids=["tighter", "halfway"])
+def test_plan_cost_gives_full_marks_to_a_tighter_correct_replace_one_cost(code, variant):
+    result = P.run_problem(PROBLEMS[PLAN_COST], code, variant=variant)
+    assert result.full and result.points == 4, result.feedback
+    assert not result.feedback
+
+
+def test_plan_cost_takes_points_from_an_answer_that_would_let_the_analyst_overspend():
+    assert OVERSPEND != TIGHTER
+    result = P.run_problem(PROBLEMS[PLAN_COST], OVERSPEND)
+    assert result.score < result.points
+    assert any("less than the true cost" in f and "overspend" in f for f in result.feedback), \
+        result.feedback

@@ -7,6 +7,7 @@ one answer, the normal approximation for many), budgets by hand with exact fract
 
 from __future__ import annotations
 
+import json
 import math
 from fractions import Fraction
 
@@ -18,7 +19,7 @@ from scipy.stats import laplace
 
 import helpers
 from conftest import glued
-from notebook_code import notebook_namespace
+from notebook_code import CHAPTERS, notebook_namespace
 
 EPSILON = 0.1
 SCALE = 1 / EPSILON
@@ -142,3 +143,80 @@ def test_opendp_compositor_refuses_the_fourth_query():
         context.query().count().laplace().release()
     with pytest.raises(ValueError, match="exhausted"):
         context.query().count().laplace().release()
+
+
+# --------------------------------------------------------------------------------------------
+# The sketch of one attack: its counts come from the health table
+# --------------------------------------------------------------------------------------------
+def test_igor_sketch_uses_the_count_without_igor_from_the_data():
+    sketch = notebook_namespace("composition", ["health", "n_without_igor", "one_attack"])
+    health = helpers.load_health()
+    igor = health["name"] == "Igor Fritz"
+    assert igor.sum() == 1 and health.index[igor][0] == 9
+    # the count without Igor, by another route: obese patients other than Igor
+    expected = int(((health["problem"] == "Obesity") & ~igor).sum())
+    assert sketch["n_without_igor"] == expected == 3
+    # with (almost) no noise the sketch guesses right; at epsilon = 0.1 and k = 1 it is a
+    # coin flip at best: success within 0.02 of the exact one-answer value over 20,000 runs
+    rng = helpers.make_rng(3)
+    assert sketch["one_attack"](expected, 5, 1e-9, rng)
+    wins = np.mean([sketch["one_attack"](expected, 1, SCALE, rng) for _ in range(20_000)])
+    tail, _ = integrate.quad(
+        lambda x: laplace.pdf(x, scale=SCALE) * laplace.sf(0.5 + x, scale=SCALE), -np.inf, np.inf)
+    assert abs(wins - (1 - tail)) < 0.02
+
+
+# --------------------------------------------------------------------------------------------
+# Parallel composition under replace-one: 2 max is a bound; a histogram's exact cost
+# --------------------------------------------------------------------------------------------
+def _exact_histogram_cost_by_loss(per_bin_eps):
+    # the sup over outputs y of ln p_D(y) / p_D'(y), over every move of one row from bin j to
+    # bin l, for independent Laplace(1/eps_i) counts, with scipy's density: the loss separates
+    # over bins, and each bin's term is largest far in one tail (|y| = 50)
+    eps = [float(Fraction(e)) for e in per_bin_eps]
+    worst = 0.0
+    for j in range(len(eps)):
+        for l in range(len(eps)):
+            shift = [(-1 if i == j else 0) + (1 if i == l else 0) for i in range(len(eps))]
+            total = 0.0
+            for e, s in zip(eps, shift):
+                total += max(laplace.logpdf(y, scale=1 / e) - laplace.logpdf(y - s, scale=1 / e)
+                             for y in (-50.0, 0.0, 50.0))
+            worst = max(worst, total)
+    return worst
+
+
+@pytest.mark.parametrize("per_bin", [["0.5"] * 16, ["0.1", "0.4"], ["0.3"],
+                                     ["0.1", "0.2", "0.3", "0.4", "0.5"], ["0.2", "0.7", "0.7"]])
+def test_replace_one_cost_of_a_histogram_is_the_worst_laplace_loss(per_bin):
+    cost = notebook_namespace("composition", ["replace_one_cost"])["replace_one_cost"](per_bin)
+    assert isinstance(cost, Fraction)
+    assert float(cost) == pytest.approx(_exact_histogram_cost_by_loss(per_bin), abs=1e-9)
+    assert cost <= 2 * max(Fraction(e) for e in per_bin)  # the theorem's bound
+
+
+def test_replace_one_glued_costs():
+    g = glued("composition")
+    assert (g["comp_r1_exact_uneven"], g["comp_r1_bound_uneven"]) == ("0.5", "0.8")
+    assert float(g["comp_r1_exact_uneven"]) == pytest.approx(
+        _exact_histogram_cost_by_loss(["0.1", "0.4"]))
+
+
+def test_replace_one_cost_of_exercise_c():
+    # sex at 0.2 per bin (2 bins) and race at 0.3 per bin (5 bins): the solution's 1.0 is exact
+    exercise = (_exact_histogram_cost_by_loss(["0.2"] * 2)
+                + _exact_histogram_cost_by_loss(["0.3"] * 5))
+    assert exercise == pytest.approx(1.0)
+    cells = json.loads((CHAPTERS / "composition.ipynb").read_text(encoding="utf-8"))["cells"]
+    (solution,) = ["".join(c["source"]) for c in cells
+                   if "::::{solution} ex-comp-costs" in "".join(c["source"])]
+    assert "$2 \\times 0.2 + 2 \\times 0.3 = 1.0$" in solution
+
+
+def test_parallel_composition_proof_calls_two_max_a_bound():
+    cells = json.loads((CHAPTERS / "composition.ipynb").read_text(encoding="utf-8"))["cells"]
+    text = " ".join(" ".join("".join(c["source"]) for c in cells
+                             if c["cell_type"] == "markdown").split())
+    assert "even when $j = l$" not in text
+    assert "The factor 2 is an upper bound on the replace-one cost" in text
+    assert "costs twice its per-bin" not in text

@@ -7,7 +7,9 @@ PLD accountants), and the Census parameters quoted from the production configura
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import dp_accounting as dpa
 import numpy as np
@@ -238,3 +240,64 @@ def test_subsampled_rdp_figure_is_dp_accountings_rdp_at_the_same_orders(g):
     rdp = dpa.rdp.RdpAccountant(orders=[float(a) for a in _RDP_ORDERS])
     rdp.compose(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.0)), 1000)
     assert float(g["acct_sgd_eps"]) == pytest.approx(rdp.get_epsilon(1e-5), abs=0.006)
+
+
+# --- the traps box: neighbour relations in dp-accounting -------------------------------------
+
+def _gaussian_epsilon_exact(sensitivity, sigma, delta):
+    # Balle and Wang (2018), Theorem 8, solved for epsilon: typed from the paper, not the course
+    from scipy.optimize import brentq
+
+    a = sensitivity / (2 * sigma)
+
+    def excess(eps):
+        b = eps * sigma / sensitivity
+        return stats.norm.cdf(a - b) - math.exp(eps) * stats.norm.cdf(-a - b) - delta
+
+    return brentq(excess, 0.0, 100.0, xtol=1e-12)
+
+
+def _sum_sensitivity(values, relation):
+    # largest change of a sum over a grid of values in the range, by brute force
+    values = list(values)
+    if relation == "add/remove":
+        return max(abs(v) for v in values)
+    return max(abs(v - w) for v in values for w in values)
+
+
+def test_dp_accounting_neighbour_relations_as_the_traps_box_says():
+    relation = dpa.NeighboringRelation
+    # add/remove is the default of both accountants; REPLACE_ONE is supported
+    assert dpa.pld.PLDAccountant().neighboring_relation is relation.ADD_OR_REMOVE_ONE
+    assert dpa.rdp.RdpAccountant().neighboring_relation is relation.ADD_OR_REMOVE_ONE
+    eps = {}
+    for name in ("ADD_OR_REMOVE_ONE", "REPLACE_ONE"):
+        pld = dpa.pld.PLDAccountant(neighboring_relation=relation[name])
+        rdp = dpa.rdp.RdpAccountant(neighboring_relation=relation[name])
+        pld.compose(dpa.GaussianDpEvent(2.0))
+        rdp.compose(dpa.GaussianDpEvent(2.0))
+        eps[name] = pld.get_epsilon(1e-5), rdp.get_epsilon(1e-5)
+    # PLD under REPLACE_ONE: sensitivity 2, not 1 (pessimistic rounding: slightly above)
+    for name, sensitivity in (("ADD_OR_REMOVE_ONE", 1.0), ("REPLACE_ONE", 2.0)):
+        exact = _gaussian_epsilon_exact(sensitivity, 2.0, 1e-5)
+        assert exact <= eps[name][0] <= exact * (1 + 1e-3), name
+    assert eps["REPLACE_ONE"][0] > 2 * eps["ADD_OR_REMOVE_ONE"][0]
+    # RDP: the same GaussianDpEvent gives the same epsilon under both relations
+    assert eps["REPLACE_ONE"][1] == eps["ADD_OR_REMOVE_ONE"][1]
+    # a sum's sensitivity: [0, M] gives M under both relations, [-C, C] doubles under replace-one
+    grid = np.linspace(0.0, 1.0, 11)
+    assert _sum_sensitivity(grid, "add/remove") == _sum_sensitivity(grid, "replace-one") == 1.0
+    symmetric = np.linspace(-1.0, 1.0, 21)
+    assert _sum_sensitivity(symmetric, "add/remove") == 1.0
+    assert _sum_sensitivity(symmetric, "replace-one") == 2.0
+
+
+def test_traps_box_states_the_neighbour_relations_correctly():
+    chapter = Path(__file__).resolve().parents[2] / "chapters" / "privacy-accounting.ipynb"
+    cells = json.loads(chapter.read_text(encoding="utf-8"))["cells"]
+    (traps,) = ["".join(c["source"]) for c in cells
+                if "Traps of tight accounting" in "".join(c["source"])]
+    text = " ".join(traps.split())
+    assert "`dp-accounting` assumes add/remove" not in text
+    assert "defaults to add/remove but supports `NeighboringRelation.REPLACE_ONE`" in text
+    assert "For values in $[0, M]$ a sum's sensitivity is $M$ under both relations" in text

@@ -9,6 +9,7 @@ table, reservoir sampling and the bounding's uniformity by seeded frequency test
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -18,6 +19,7 @@ from scipy import integrate, stats
 
 import helpers
 from conftest import chapter_fixtures
+from notebook_code import CHAPTERS
 
 NAMES = ["reservoir_sample", "rank_within", "N_EVENTS", "keep_core", "laplace_threshold",
          "release_probability", "tpr_bound", "run_presence_test"]
@@ -83,13 +85,34 @@ def test_group_privacy_numbers(g):
     eps, delta = 1.0, 1e-6
     assert float(g["user_group_delta_four"]) == pytest.approx(4 * math.exp(3 * eps) * delta, rel=1e-2)
     assert number(g["user_group_delta_p99"]) == round(21 * math.exp(20) * delta)
-    # exercise: eps = 0.1
-    assert float(g["user_ex_group_delta_four"]) == pytest.approx(4 * math.exp(0.3) * 1e-6, rel=1e-2)
-    assert float(g["user_ex_group_delta_p99"]) == pytest.approx(21 * math.exp(2.0) * 1e-6, rel=1e-2)
+
+
+def _chain_delta(k, eps=0.1, delta=1e-6):
+    # k add/remove steps, each (eps, delta): delta_k = e^eps delta_(k-1) + delta, by a plain loop
+    total = 0.0
+    for _ in range(k):
+        total = math.exp(eps) * total + delta
+    return total
+
+
+def test_group_delta_exercise_uses_the_exact_sum(g):
+    assert float(g["user_ex_group_delta_four"]) == pytest.approx(_chain_delta(4), rel=1e-2)
+    assert float(g["user_ex_group_delta_p99"]) == pytest.approx(_chain_delta(21), rel=1e-2)
+    assert g["user_ex_group_eps_p99"] == "2.1"
+    # heaviest person: delta (e^(k eps) - 1) / (e^eps - 1), about delta e^((k-1) eps) / (1 - e^-eps)
+    k_max = number(g["user_nu_max"])
+    log10_delta = (math.log10(1e-6) + (k_max - 1) * 0.1 * math.log10(math.e)
+                   - math.log10(1 - math.exp(-0.1)))
+    assert int(g["user_ex_group_log_delta_max"]) == round(log10_delta)
+    # the exact sum passes 1/N_people at k = 15; the simpler k e^((k-1) eps) delta at k = 12
     k = 1
-    while k * math.exp((k - 1) * 0.1) * 1e-6 <= 1 / 32_561:
+    while _chain_delta(k) <= 1 / 32_561:
         k += 1
-    assert g["user_ex_group_k_over"] == k == 12
+    assert g["user_ex_group_k_over"] == k == 15
+    k_loose = 1
+    while k_loose * math.exp((k_loose - 1) * 0.1) * 1e-6 <= 1 / 32_561:
+        k_loose += 1
+    assert g["user_ex_group_k_over_loose"] == k_loose == 12
 
 
 # --- bounding ----------------------------------------------------------------------------------
@@ -311,6 +334,17 @@ def test_key_set_leak(g, events):
 
 
 # --- the attack on the user-level release, and the exercises -----------------------------------
+
+def test_user_level_attack_uses_the_private_cap(g):
+    # the attack on the user-level release runs with the cap chosen privately, not with the
+    # data's own 99th percentile (which the prose once called "the 99th percentile found above")
+    assert g["user_attack_cap"] == g["user_private_cap"]
+    cells = json.loads((CHAPTERS / "user-level-privacy.ipynb").read_text(encoding="utf-8"))["cells"]
+    (prose,) = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
+                and "**The attack on a user-level release.**" in "".join(c["source"])]
+    assert "C = {glue:text}`user_attack_cap`" in prose
+    assert "C = 21" not in prose
+
 
 def test_user_level_attack_meets_the_bound(g):
     bound = math.e * 0.05
