@@ -282,10 +282,10 @@ def _gaussian_pld(sigma: float, sensitivity: float = 1.0, *,
                  interval: float = 1e-4) -> _PrivacyLossDistribution:
     r"""PLD of the Gaussian mechanism :math:`\mathcal N(0, \sigma^2)` with L2 sensitivity Δ.
 
-    The loss is :math:`\mathcal N(\mu, 2\mu)` with :math:`\mu = \Delta^2/(2\sigma^2)`, and the
-    profile is Balle and Wang's (2018) exact
-    :math:`\delta(\varepsilon) = \Phi(\tfrac{\Delta}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta})
-    - e^\varepsilon \Phi(-\tfrac{\Delta}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta})`.
+    With :math:`\mu = \Delta/\sigma` (the μ of μ-Gaussian DP, as in ``privacy-accounting``), the
+    loss is :math:`\mathcal N(\mu^2/2, \mu^2)`, and the profile is Balle and Wang's (2018) exact
+    :math:`\delta(\varepsilon) = \Phi(\tfrac{\mu}{2} - \tfrac{\varepsilon}{\mu})
+    - e^\varepsilon \Phi(-\tfrac{\mu}{2} - \tfrac{\varepsilon}{\mu})`.
     The pair is symmetric, so this one PLD covers add and remove.
 
     Examples
@@ -296,15 +296,18 @@ def _gaussian_pld(sigma: float, sensitivity: float = 1.0, *,
     from scipy.special import ndtr
     sigma = check_positive(sigma, "sigma")
     l2 = check_positive(sensitivity, "sensitivity")
-    mu = l2**2 / (2 * sigma**2)
-    a, b = l2 / (2 * sigma), sigma / l2
+    # the loss's mean mu^2/2 and standard deviation mu = l2/sigma, computed as before (the
+    # grid's ends must not move by a rounding)
+    loss_mean = l2**2 / (2 * sigma**2)
+    a, b = l2 / (2 * sigma), sigma / l2           # mu/2 and 1/mu
 
     def profile(eps: np.ndarray) -> np.ndarray:
         return ndtr(a - eps * b) - np.exp(eps) * ndtr(-a - eps * b)
 
-    spread = 12.0 * math.sqrt(2 * mu)
+    spread = 12.0 * math.sqrt(2 * loss_mean)      # twelve standard deviations, 12 mu
     return _PrivacyLossDistribution.from_privacy_profile(
-        profile, lower=mu - spread - interval, upper=mu + spread + interval, interval=interval)
+        profile, lower=loss_mean - spread - interval, upper=loss_mean + spread + interval,
+        interval=interval)
 
 
 def _laplace_pld(scale: float, sensitivity: float = 1.0, *,

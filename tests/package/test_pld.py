@@ -544,16 +544,19 @@ def test_calibration_refuses_targets_out_of_reach():
 
 @pytest.mark.parametrize("sigma, sensitivity", [(3.0, 3.0), (5.0, 0.5)])
 def test_gaussian_grid_spans_twelve_standard_deviations_of_the_loss(sigma, sensitivity):
-    # the loss is N(mu, 2 mu) with mu = sensitivity^2 / (2 sigma^2) (Balle and Wang 2018); the
-    # grid runs from mu - 12 sd - h to mu + 12 sd + h, rounded outwards to multiples of h
+    # with mu = sensitivity / sigma (mu-Gaussian DP, as in privacy-accounting) the loss is
+    # N(mu^2 / 2, mu^2) (Balle and Wang 2018); the grid runs from the mean - 12 sd - h to the
+    # mean + 12 sd + h, rounded outwards to multiples of h
     h = 1e-3
-    mu = sensitivity**2 / (2 * sigma**2)
-    sd = math.sqrt(2 * mu)
+    mu = sensitivity / sigma
+    mean = sensitivity**2 / (2 * sigma**2)
+    sd = math.sqrt(2 * mean)
+    assert mean == pytest.approx(mu**2 / 2) and sd == pytest.approx(mu)
     p = pld._gaussian_pld(sigma, sensitivity, interval=h)
-    assert p.offset == math.floor((mu - 12 * sd - h) / h)
-    assert p.offset + p.masses.size - 1 == math.ceil((mu + 12 * sd + h) / h)
-    # and the mean loss it carries is mu (the mass beyond 12 sd is below 1e-30)
-    assert float(p.masses @ p.losses) == pytest.approx(mu, abs=2 * h)
+    assert p.offset == math.floor((mean - 12 * sd - h) / h)
+    assert p.offset + p.masses.size - 1 == math.ceil((mean + 12 * sd + h) / h)
+    # and the mean loss it carries is mu^2 / 2 (the mass beyond 12 sd is below 1e-30)
+    assert float(p.masses @ p.losses) == pytest.approx(mean, abs=2 * h)
 
 
 def test_compose_refuses_a_grid_that_differs_by_more_than_rounding():
