@@ -158,8 +158,31 @@ def test_accuracy_glue_is_plausible(g):
     assert majority + 5 < float(g["ml_acc_eps1"].rstrip("%")) <= baseline + 0.5
 
 
+def test_clip_the_batch_uses_a_record_inside_the_domain(ch, g):
+    # issue 37, finding 11: the crafted record must be one the feature map can produce. Every
+    # feature lies in [0, 1] with one category per column, so no row has a norm above sqrt(14)
+    X, y, train = ch["X"], ch["y"], ch["train"]
+    assert X.min() >= -1e-12 and X.max() <= 1 + 1e-12
+    assert np.linalg.norm(X, axis=1).max() <= math.sqrt(14) + 1e-12
+    rows = train[:256]
+    grads = (0.5 - y[rows])[:, None] * X[rows]
+    assert np.linalg.norm(grads.mean(axis=0)) < 1      # clipping the average to C = 1: no-op
+    # so the shift of replacing row i by x* is |g* - g_i| / B; x* = row i's categories, every
+    # numeric column at 1, the opposite label: g* = -(1/2 - y_i) x*
+    x_star = X[rows].copy()
+    x_star[:, 1:6] = 1.0
+    shifts = np.linalg.norm(-(0.5 - y[rows])[:, None] * x_star - grads, axis=1) / 256
+    assert float(g["ml_ex_shift"]) == pytest.approx(shifts.max(), abs=5e-5)
+    assert float(g["ml_ex_ratio"]) == pytest.approx(256 * shifts.max(), abs=0.05)
+    assert 2 < float(g["ml_ex_ratio"]) <= math.sqrt(14)        # above 2C/B, capped by the domain
+    assert g["ml_ex_max_norm"] == f"{math.sqrt(14):.2f}"
+    from conftest import ROOT
+    errata = (ROOT / "errata.md").read_text(encoding="utf-8")
+    entry = errata[errata.index("- **Clipping the batch**"):]
+    assert f"{g['ml_ex_ratio']} times" in entry[: entry.index("\n- **")]
+
+
 def test_exercise_answers(g):
-    assert float(g["ml_ex_shift"]) == pytest.approx(1.0, abs=0.05)
     z = math.sqrt(2 * math.log(1.25 / 1e-7)) / 0.05
     assert g["ml_ex_z"] == f"{z:.1f}"
     pld = dpa.pld.PLDAccountant(value_discretization_interval=1e-4)
