@@ -20,9 +20,11 @@ which matches δ(ε) exactly at the grid points and lies above it in between (δ
 beyond its last point becomes mass at :math:`+\infty`, and negative rounding errors of the FFT
 are clipped. The tests compare every result with Google's ``dp-accounting``.
 
-Neighbours are add/remove throughout. A symmetric mechanism (Gaussian, Laplace) has one pair;
-the Poisson-subsampled Gaussian has two, "remove" and "add", and :func:`dpsgd_epsilon`
-reports the larger ε.
+Neighbours are add/remove unless said otherwise. A symmetric mechanism (Gaussian, Laplace) has
+one pair; the Poisson-subsampled Gaussian has two, "remove" and "add", and :func:`dpsgd_epsilon`
+reports the larger ε. Under replace-one neighbours (one record swapped for another, the
+comparison of a membership test on training sets of a fixed size) it has one pair, "replace",
+and :func:`_dpsgd_delta` at ε = 0 bounds any test's true- minus false-positive rate.
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ from .validation import (as_scalar_or_array, check_delta, check_integer, check_p
                          check_real)
 
 #: Only DP-SGD's ε is public (two chapters use it); the distributions stay package-level tools,
-#: used by the tests, until a chapter needs them.
+#: used by the tests, until a chapter needs them. :func:`_dpsgd_delta` is package-level too: only
+#: ``private-machine-learning`` uses it, importing it from here (helpers holds only what two
+#: chapters use).
 __all__ = ["dpsgd_epsilon", "dpsgd_noise_multiplier"]
 
 #: Probability below which a tail of the loss is rounded to the grid's edge (pessimistically).
@@ -282,10 +286,10 @@ def _gaussian_pld(sigma: float, sensitivity: float = 1.0, *,
                  interval: float = 1e-4) -> _PrivacyLossDistribution:
     r"""PLD of the Gaussian mechanism :math:`\mathcal N(0, \sigma^2)` with L2 sensitivity Δ.
 
-    The loss is :math:`\mathcal N(\mu, 2\mu)` with :math:`\mu = \Delta^2/(2\sigma^2)`, and the
-    profile is Balle and Wang's (2018) exact
-    :math:`\delta(\varepsilon) = \Phi(\tfrac{\Delta}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta})
-    - e^\varepsilon \Phi(-\tfrac{\Delta}{2\sigma} - \tfrac{\varepsilon\sigma}{\Delta})`.
+    With :math:`\mu = \Delta/\sigma` (the μ of μ-Gaussian DP, as in ``privacy-accounting``), the
+    loss is :math:`\mathcal N(\mu^2/2, \mu^2)`, and the profile is Balle and Wang's (2018) exact
+    :math:`\delta(\varepsilon) = \Phi(\tfrac{\mu}{2} - \tfrac{\varepsilon}{\mu})
+    - e^\varepsilon \Phi(-\tfrac{\mu}{2} - \tfrac{\varepsilon}{\mu})`.
     The pair is symmetric, so this one PLD covers add and remove.
 
     Examples
@@ -296,15 +300,18 @@ def _gaussian_pld(sigma: float, sensitivity: float = 1.0, *,
     from scipy.special import ndtr
     sigma = check_positive(sigma, "sigma")
     l2 = check_positive(sensitivity, "sensitivity")
-    mu = l2**2 / (2 * sigma**2)
-    a, b = l2 / (2 * sigma), sigma / l2
+    # the loss's mean mu^2/2 and standard deviation mu = l2/sigma, computed as before (the
+    # grid's ends must not move by a rounding)
+    loss_mean = l2**2 / (2 * sigma**2)
+    a, b = l2 / (2 * sigma), sigma / l2           # mu/2 and 1/mu
 
     def profile(eps: np.ndarray) -> np.ndarray:
         return ndtr(a - eps * b) - np.exp(eps) * ndtr(-a - eps * b)
 
-    spread = 12.0 * math.sqrt(2 * mu)
+    spread = 12.0 * math.sqrt(2 * loss_mean)      # twelve standard deviations, 12 mu
     return _PrivacyLossDistribution.from_privacy_profile(
-        profile, lower=mu - spread - interval, upper=mu + spread + interval, interval=interval)
+        profile, lower=loss_mean - spread - interval, upper=loss_mean + spread + interval,
+        interval=interval)
 
 
 def _laplace_pld(scale: float, sensitivity: float = 1.0, *,
@@ -347,6 +354,18 @@ def _subsampled_gaussian_delta(sampling_rate: float, noise_multiplier: float,
 
     The "add" pair swaps P and Q. Both must be checked under add/remove neighbours.
 
+    Under replace-one neighbours one record's clipped gradient g is swapped for g', both of
+    norm at most 1, so the worst pair puts them at +1 and −1 (Zhu, Dong and Wang 2022; the
+    ``REPLACE_ONE`` pair of Google's ``dp-accounting``): "replace" is
+    :math:`P = (1-q)\mathcal N(0, z^2) + q\mathcal N(1, z^2)`,
+    :math:`Q = (1-q)\mathcal N(0, z^2) + q\mathcal N(-1, z^2)`. Its loss is increasing in y, and
+    :math:`p(y) = e^\varepsilon q(y)` is a quadratic in :math:`u = e^{y/z^2}`,
+    :math:`qa\,u^2 - (1-q)(e^\varepsilon - 1)\,u - e^\varepsilon qa = 0` with
+    :math:`a = e^{-1/(2z^2)}`; from its positive root :math:`y^* = z^2\ln u`,
+    :math:`\delta(\varepsilon) = P(Y > y^*) - e^\varepsilon Q(Y > y^*)`. Q is P mirrored, so the
+    pair is symmetric. At ε = 0, :math:`y^* = 0` and δ is the total variation
+    :math:`q\,(2\Phi(1/z) - 1)`.
+
     Parameters
     ----------
     sampling_rate : float
@@ -355,7 +374,7 @@ def _subsampled_gaussian_delta(sampling_rate: float, noise_multiplier: float,
         z > 0.
     epsilon : float or array_like of float
         Where to evaluate δ.
-    direction : {"remove", "add"}, default "remove"
+    direction : {"remove", "add", "replace"}, default "remove"
 
     Returns
     -------
@@ -366,14 +385,23 @@ def _subsampled_gaussian_delta(sampling_rate: float, noise_multiplier: float,
     if not 0 < q <= 1:
         raise ValueError(f"sampling_rate must be in (0, 1], got {q}")
     z = check_positive(noise_multiplier, "noise_multiplier")
-    if direction not in ("remove", "add"):
-        raise ValueError(f"direction must be 'remove' or 'add', got {direction!r}")
+    if direction not in _DIRECTIONS:
+        raise ValueError(f"direction must be 'remove', 'add' or 'replace', got {direction!r}")
     eps = np.asarray(epsilon, dtype=float)
     if np.any(~np.isfinite(eps)):
         raise ValueError("epsilon must be finite")
-    e = np.exp(eps)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if direction == "remove":
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        e = np.exp(eps)
+        if direction == "replace":
+            a = math.exp(-1 / (2 * z * z))
+            b = (1 - q) * (e - 1)                           # the root of q a u^2 - b u - e q a,
+            root = np.sqrt(b * b + 4 * (q * a) ** 2 * e)     # written without cancellation
+            u = np.where(b >= 0, (b + root) / (2 * q * a), 2 * q * a * e / (root - b))
+            x = z**2 * np.log(u)
+            tail_p = (1 - q) * ndtr(-x / z) + q * ndtr((1 - x) / z)
+            tail_q = (1 - q) * ndtr(-x / z) + q * ndtr((-1 - x) / z)
+            out = np.where(np.isfinite(x), tail_p - e * tail_q, -np.expm1(np.minimum(eps, 0)))
+        elif direction == "remove":
             c = e - 1 + q                                   # δ = ∫ (q φ1 - c φ0)_+
             x = z**2 * np.log(np.where(c > 0, c / q, 1.0)) + 0.5
             out = np.where(c > 0, q * ndtr((1 - x) / z) - c * ndtr(-x / z), -np.expm1(eps))
@@ -389,9 +417,9 @@ def _subsampled_gaussian_pld(sampling_rate: float, noise_multiplier: float, *,
                             interval: float = 1e-4) -> _PrivacyLossDistribution:
     """PLD of one step of the Poisson-subsampled Gaussian in one ``direction``.
 
-    See :func:`_subsampled_gaussian_delta` for the pair. The grid runs from where the loss
-    has less than 1e-18 probability below it (the "remove" loss is at least ln(1 − q)) to
-    where δ falls below 1e-18.
+    See :func:`_subsampled_gaussian_delta` for the pairs ("remove", "add", "replace"). The
+    grid runs from where the loss has less than 1e-18 probability below it (the "remove" loss
+    is at least ln(1 − q)) to where δ falls below 1e-18.
     """
     from scipy.special import ndtri
     q = check_real(sampling_rate, "sampling_rate")
@@ -406,14 +434,17 @@ def _subsampled_gaussian_pld(sampling_rate: float, noise_multiplier: float, *,
         return math.log1p(-q + q * math.exp((2 * x - 1) / (2 * z * z))) if q < 1 else \
             (2 * x - 1) / (2 * z * z)
 
-    if direction == "remove":
+    if direction == "replace":                    # remove loss + add loss, mirrored: odd in x
+        lower = loss(x_lo) - loss(-x_lo)
+        upper = loss(x_hi) - loss(-x_hi)
+    elif direction == "remove":
         lower = math.log1p(-q) if q < 1 else loss(x_lo)
         upper = loss(x_hi)
     elif direction == "add":                      # the add loss is minus the remove loss,
         lower = -loss(x_hi)                       # taken under N(0, z^2)
         upper = -math.log1p(-q) if q < 1 else -loss(x_lo)
     else:
-        raise ValueError(f"direction must be 'remove' or 'add', got {direction!r}")
+        raise ValueError(f"direction must be 'remove', 'add' or 'replace', got {direction!r}")
     return _PrivacyLossDistribution.from_privacy_profile(
         lambda eps: _subsampled_gaussian_delta(q, z, eps, direction),
         lower=lower - h, upper=upper + h, interval=h)
@@ -422,6 +453,20 @@ def _subsampled_gaussian_pld(sampling_rate: float, noise_multiplier: float, *,
 # --------------------------------------------------------------------------------------------
 # DP-SGD
 # --------------------------------------------------------------------------------------------
+#: The pairs of one DP-SGD step, by neighbour relation.
+_DIRECTIONS = ("remove", "add", "replace")
+_PAIRS = {"add/remove": ("remove", "add"), "replace-one": ("replace",)}
+
+
+def _dpsgd_plds(q: float, z: float, steps: int, neighbours: str,
+                interval: float) -> list[_PrivacyLossDistribution]:
+    """The composed PLD of each pair that ``neighbours`` must check."""
+    if neighbours not in _PAIRS:
+        raise ValueError(f"neighbours must be 'add/remove' or 'replace-one', got {neighbours!r}")
+    return [_subsampled_gaussian_pld(q, z, direction=d, interval=interval).self_compose(steps)
+            for d in _PAIRS[neighbours]]
+
+
 def _check_dpsgd(sampling_rate: float, steps: int, delta: float) -> tuple[float, int, float]:
     """The checked (sampling_rate, steps, delta) of a DP-SGD run, in (0, 1], >= 1 and (0, 1)."""
     q = check_real(sampling_rate, "sampling_rate")
@@ -431,8 +476,9 @@ def _check_dpsgd(sampling_rate: float, steps: int, delta: float) -> tuple[float,
 
 
 def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, delta: float,
-                  accountant: str = "pld", *, interval: float = 1e-4) -> float:
-    r"""ε of ``steps`` steps of DP-SGD (Poisson sampling, add/remove neighbours).
+                  accountant: str = "pld", *, interval: float = 1e-4,
+                  neighbours: str = "add/remove") -> float:
+    r"""ε of ``steps`` steps of DP-SGD (Poisson sampling, add/remove neighbours by default).
 
     Parameters
     ----------
@@ -453,6 +499,8 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
         upper bound.
     interval : float, default 1e-4
         The PLD grid (``accountant="pld"`` only).
+    neighbours : {"add/remove", "replace-one"}, default "add/remove"
+        The neighbour relation (``accountant="pld"`` only); see :func:`_dpsgd_delta`.
 
     Returns
     -------
@@ -465,6 +513,8 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
     """
     q, steps, delta = _check_dpsgd(sampling_rate, steps, delta)
     z = check_positive(noise_multiplier, "noise_multiplier")
+    if accountant == "rdp" and neighbours != "add/remove":
+        raise ValueError("neighbours must be 'add/remove' with accountant='rdp'")
     if accountant == "rdp":
         from .conversions import rdp_to_dp
         from .gaussian import subsampled_gaussian_rdp
@@ -472,8 +522,51 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
         return float(rdp_to_dp(steps * subsampled_gaussian_rdp(q, z, orders), orders, delta))
     if accountant != "pld":
         raise ValueError(f"accountant must be 'pld' or 'rdp', got {accountant!r}")
-    return max(_subsampled_gaussian_pld(q, z, direction=d, interval=interval)
-               .self_compose(steps).epsilon(delta) for d in ("remove", "add"))
+    return max(p.epsilon(delta) for p in _dpsgd_plds(q, z, steps, neighbours, interval))
+
+
+def _dpsgd_delta(sampling_rate: float, noise_multiplier: float, steps: int, epsilon: float,
+                neighbours: str = "add/remove", *, interval: float = 1e-4) -> float:
+    r"""δ(ε) of ``steps`` steps of DP-SGD (Poisson sampling): the PLD accountant's profile.
+
+    Under add/remove neighbours the larger δ of the "remove" and "add" pairs; under
+    replace-one (one record swapped for another, clipped gradients of norm at most 1 at +1 and
+    −1) the one symmetric "replace" pair. At ``epsilon = 0`` the profile is the total variation
+    distance :math:`\sup_S P(S) - Q(S)`: no test of D against its neighbour D', a membership
+    attack included, has a true-positive rate above its false-positive rate by more. Like
+    :func:`dpsgd_epsilon`, an upper bound, within about 1e-3 of the exact value relative to ε
+    at the default ``interval``.
+
+    Parameters
+    ----------
+    sampling_rate : float
+        q in (0, 1]: the probability that a record enters a batch.
+    noise_multiplier : float
+        z > 0: the noise standard deviation divided by the clipping norm.
+    steps : int
+        Number of steps T >= 1.
+    epsilon : float
+        Where to read the profile, ε >= 0.
+    neighbours : {"add/remove", "replace-one"}, default "add/remove"
+    interval : float, default 1e-4
+        The PLD grid.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(_dpsgd_delta(0.2, 9.278, 150, 0.0, "replace-one"), 3)
+    0.208
+    """
+    q, steps, _ = _check_dpsgd(sampling_rate, steps, 0.5)
+    z = check_positive(noise_multiplier, "noise_multiplier")
+    eps = check_real(epsilon, "epsilon")
+    if eps < 0:
+        raise ValueError(f"epsilon must be >= 0, got {eps}")
+    return max(float(p.delta(eps)) for p in _dpsgd_plds(q, z, steps, neighbours,
+                                                          _check_interval(interval)))
 
 
 #: The calibration's search range for the noise multiplier.

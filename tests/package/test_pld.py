@@ -13,7 +13,7 @@ import math
 import dp_accounting as dpa
 import numpy as np
 import pytest
-from scipy import integrate, stats
+from scipy import integrate, optimize, stats
 
 from dpcourse import pld
 from dpcourse.gaussian import gaussian_epsilon
@@ -411,7 +411,7 @@ def test_interval_sets_the_grid():
     (lambda: pld._subsampled_gaussian_delta(0.1, -1.0, 0.5), ValueError,
      r"^noise_multiplier must be > 0"),
     (lambda: pld._subsampled_gaussian_delta(0.1, 1.0, 0.5, direction="both"), ValueError,
-     r"^direction must be 'remove' or 'add', got 'both'$"),
+     r"^direction must be 'remove', 'add' or 'replace', got 'both'$"),
     (lambda: pld._subsampled_gaussian_delta(0.1, 1.0, [0.0, math.inf]), ValueError,
      r"^epsilon must be finite$"),
     (lambda: pld._subsampled_gaussian_pld(0.0, 1.0), ValueError,
@@ -422,7 +422,7 @@ def test_interval_sets_the_grid():
     (lambda: pld._subsampled_gaussian_pld(0.1, 1.0, interval=0.5), ValueError,
      r"^interval must be <= 0.1"),
     (lambda: pld._subsampled_gaussian_pld(0.1, 1.0, direction="both"), ValueError,
-     r"^direction must be 'remove' or 'add', got 'both'$"),
+     r"^direction must be 'remove', 'add' or 'replace', got 'both'$"),
     (lambda: pld._PrivacyLossDistribution([], 0, 1e-3), ValueError,
      r"^masses must be a non-empty 1-D array of finite values$"),
     (lambda: pld._PrivacyLossDistribution([[0.5, 0.5]], 0, 1e-3), ValueError, r"^masses must be a"),
@@ -544,16 +544,19 @@ def test_calibration_refuses_targets_out_of_reach():
 
 @pytest.mark.parametrize("sigma, sensitivity", [(3.0, 3.0), (5.0, 0.5)])
 def test_gaussian_grid_spans_twelve_standard_deviations_of_the_loss(sigma, sensitivity):
-    # the loss is N(mu, 2 mu) with mu = sensitivity^2 / (2 sigma^2) (Balle and Wang 2018); the
-    # grid runs from mu - 12 sd - h to mu + 12 sd + h, rounded outwards to multiples of h
+    # with mu = sensitivity / sigma (mu-Gaussian DP, as in privacy-accounting) the loss is
+    # N(mu^2 / 2, mu^2) (Balle and Wang 2018); the grid runs from the mean - 12 sd - h to the
+    # mean + 12 sd + h, rounded outwards to multiples of h
     h = 1e-3
-    mu = sensitivity**2 / (2 * sigma**2)
-    sd = math.sqrt(2 * mu)
+    mu = sensitivity / sigma
+    mean = sensitivity**2 / (2 * sigma**2)
+    sd = math.sqrt(2 * mean)
+    assert mean == pytest.approx(mu**2 / 2) and sd == pytest.approx(mu)
     p = pld._gaussian_pld(sigma, sensitivity, interval=h)
-    assert p.offset == math.floor((mu - 12 * sd - h) / h)
-    assert p.offset + p.masses.size - 1 == math.ceil((mu + 12 * sd + h) / h)
-    # and the mean loss it carries is mu (the mass beyond 12 sd is below 1e-30)
-    assert float(p.masses @ p.losses) == pytest.approx(mu, abs=2 * h)
+    assert p.offset == math.floor((mean - 12 * sd - h) / h)
+    assert p.offset + p.masses.size - 1 == math.ceil((mean + 12 * sd + h) / h)
+    # and the mean loss it carries is mu^2 / 2 (the mass beyond 12 sd is below 1e-30)
+    assert float(p.masses @ p.losses) == pytest.approx(mean, abs=2 * h)
 
 
 def test_compose_refuses_a_grid_that_differs_by_more_than_rounding():
@@ -717,3 +720,113 @@ def test_epsilon_is_zero_when_all_the_mass_above_zero_is_below_delta():
     # 7e-6 of the mass at loss 0.1, the rest at -0.1: delta(0) <= 7e-6 < 1e-5 already
     dist = pld._PrivacyLossDistribution([1 - 7e-6, 0.0, 7e-6], -1, 0.1)
     assert dist.epsilon(1e-5) == 0.0
+
+
+# --------------------------------------------------------------------------------------------
+# Replace-one neighbours: the "replace" pair of one DP-SGD step, and dpsgd_delta
+# --------------------------------------------------------------------------------------------
+def _reference_replace_one(q: float, z: float, steps: int) -> dpa.pld.PLDAccountant:
+    accountant = dpa.pld.PLDAccountant(dpa.NeighboringRelation.REPLACE_ONE,
+                                       value_discretization_interval=1e-4)
+    accountant.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z)), steps)
+    return accountant
+
+
+@pytest.mark.parametrize("epsilon", [-3.0, -0.5, 0.0, 0.3, 1.5, 4.0])
+@pytest.mark.parametrize(("q", "z"), [(0.2, 0.9), (0.01, 2.0), (1.0, 1.3)])
+def test_replace_profile_matches_numerical_integration(q, z, epsilon):
+    # P = (1-q) N(0, z^2) + q N(1, z^2) against Q = (1-q) N(0, z^2) + q N(-1, z^2): p / r
+    # increases, so p > e^eps r above one point, found by bisection on the log ratio; then
+    # delta is the integral of p - e^eps r above it
+    def log_mixture(y, shift):  # ln((1 - q) N(y; 0, z^2) + q N(y; shift, z^2))
+        sampled = math.log(q) + stats.norm.logpdf(y, shift, z)
+        return sampled if q == 1 else np.logaddexp(math.log1p(-q) + stats.norm.logpdf(y, 0, z),
+                                                   sampled)
+
+    log_p0, log_r0 = lambda y: log_mixture(y, 1.0), lambda y: log_mixture(y, -1.0)
+    cross = optimize.brentq(lambda y: log_p0(y) - log_r0(y) - epsilon, -500, 500, xtol=1e-13)
+    top = max(cross, 1.0) + 12 * z
+    inside = [x for x in (-1.0, 0.0, 1.0) if cross < x < top]
+    exact = integrate.quad(lambda y: math.exp(log_p0(y)) - math.exp(epsilon + log_r0(y)),
+                           cross, top, points=inside or None, epsabs=1e-14, epsrel=1e-10,
+                           limit=200)[0]
+    assert pld._subsampled_gaussian_delta(q, z, epsilon, "replace") == pytest.approx(
+        exact, rel=1e-7, abs=1e-12)
+
+
+def test_replace_profile_at_zero_is_the_total_variation_and_trivial_far_out():
+    q, z = 0.2, 1.7
+    tv = q * (2 * stats.norm.cdf(1 / z) - 1)          # the two sampled components differ
+    assert pld._subsampled_gaussian_delta(q, z, 0.0, "replace") == pytest.approx(tv, rel=1e-12)
+    # e^eps under- or overflows: delta is 1 - e^eps, that is 1, and 0
+    assert pld._subsampled_gaussian_delta(q, z, [-800.0, 800.0], "replace").tolist() == [1.0, 0.0]
+
+
+def test_replace_at_full_sampling_is_the_gaussian_with_twice_the_sensitivity():
+    z = 1.3
+    ours = pld._subsampled_gaussian_pld(1.0, z, direction="replace").epsilon(1e-5)
+    exact = gaussian_epsilon(z, 1e-5, 2.0)
+    assert exact <= ours <= exact * (1 + 1e-5)
+
+
+@pytest.mark.parametrize(("q", "z", "steps"), [
+    (0.2, 9.278, 150),      # the ML chapter's membership experiment, at eps = 1 and eps = 8
+    (0.2, 1.681, 150),
+    (256 / 26048, 1.0, 102),
+    (0.01, 0.8, 2_000),
+])
+def test_replace_one_agrees_with_dp_accounting(q, z, steps):
+    reference = _reference_replace_one(q, z, steps)
+    for eps in (0.0, 1.0):
+        ours = pld._dpsgd_delta(q, z, steps, eps, "replace-one")
+        theirs = reference.get_delta(eps)
+        assert theirs * (1 - 1e-6) - 1e-12 <= ours <= theirs * 1.01 + 1e-12, (eps, ours, theirs)
+    _agrees(pld.dpsgd_epsilon(q, z, steps, 1e-5, neighbours="replace-one"),
+            reference.get_epsilon(1e-5))
+
+
+def test_the_membership_bounds_the_reviewer_found():
+    # issue 37: any attack's TPR - FPR on the ML chapter's small models, q = 0.2, T = 150
+    assert round(pld._dpsgd_delta(0.2, 9.278, 150, 0.0, "replace-one"), 3) == 0.208
+    assert round(pld._dpsgd_delta(0.2, 1.681, 150, 0.0, "replace-one"), 3) == 0.845
+
+
+@pytest.mark.parametrize("epsilon", [0.0, 0.5, 2.0])
+def test_dpsgd_delta_under_add_remove_agrees_with_dp_accounting(epsilon):
+    q, z, steps = 0.05, 1.0, 200
+    reference = dpa.pld.PLDAccountant(value_discretization_interval=1e-4)
+    reference.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z)), steps)
+    ours, theirs = pld._dpsgd_delta(q, z, steps, epsilon), reference.get_delta(epsilon)
+    assert theirs * (1 - 1e-6) <= ours <= theirs * 1.01
+    # and it is the larger of the two directions' profiles, which dpsgd_epsilon inverts
+    eps = pld.dpsgd_epsilon(q, z, steps, ours)
+    assert eps == pytest.approx(epsilon, abs=2e-3)
+
+
+def test_replace_one_costs_more_than_add_remove_but_at_most_the_group_conversion():
+    q, z, steps = 0.2, 9.278, 150
+    eps = pld.dpsgd_epsilon(q, z, steps, 1e-5)
+    replace = pld.dpsgd_epsilon(q, z, steps, 1e-5, neighbours="replace-one")
+    assert eps < replace
+    # group privacy: (eps, delta) under add/remove gives (2 eps, (1 + e^eps) delta) for replace
+    assert pld._dpsgd_delta(q, z, steps, 2 * eps, "replace-one") <= (1 + math.exp(eps)) * 1e-5
+
+
+@pytest.mark.parametrize(("call", "exc", "message"), [
+    (lambda: pld._dpsgd_delta(0.1, 1.0, 10, 0.0, "replace"), ValueError,
+     r"^neighbours must be 'add/remove' or 'replace-one', got 'replace'$"),
+    (lambda: pld.dpsgd_epsilon(0.1, 1.0, 10, 1e-5, neighbours="swap"), ValueError,
+     r"^neighbours must be 'add/remove' or 'replace-one', got 'swap'$"),
+    (lambda: pld.dpsgd_epsilon(0.1, 1.0, 10, 1e-5, "rdp", neighbours="replace-one"), ValueError,
+     r"^neighbours must be 'add/remove' with accountant='rdp'$"),
+    (lambda: pld._dpsgd_delta(0.1, 1.0, 10, -0.1), ValueError, r"^epsilon must be >= 0, got -0.1$"),
+    (lambda: pld._dpsgd_delta(0.1, 1.0, 10, math.nan), ValueError, r"^epsilon must be"),
+    (lambda: pld._dpsgd_delta(0.0, 1.0, 10, 0.0), ValueError, r"^sampling_rate must be in"),
+    (lambda: pld._dpsgd_delta(0.1, 0.0, 10, 0.0), ValueError, r"^noise_multiplier must be > 0"),
+    (lambda: pld._dpsgd_delta(0.1, 1.0, 0, 0.0), ValueError, r"^steps must be >= 1, got 0$"),
+    (lambda: pld._dpsgd_delta(0.1, 1.0, 10, 0.0, interval=0.2), ValueError,
+     r"^interval must be <= 0.1"),
+])
+def test_replace_one_messages_start_with_the_parameter(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
