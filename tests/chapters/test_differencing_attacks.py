@@ -1,7 +1,8 @@
-"""Tests for chapter 3: differencing attacks, the tracker, the mean attack and neighbours.
+"""Tests for differencing-attacks: the attack on Igor and neighbouring datasets (the tracker and
+the mean attack are its going-deeper page's, tests/chapters/test_trackers_and_averages.py).
 
 Expected values are computed here independently with pandas; the chapter's own functions are
-loaded from the notebook and must agree with them.
+loaded from the notebooks and must agree with them.
 """
 
 from __future__ import annotations
@@ -10,17 +11,17 @@ import pandas as pd
 import pytest
 
 import helpers
+from conftest import glued
 from notebook_code import notebook_namespace
 
 PROBLEMS = ["Obesity", "Chest pain", "Hypertension", "Shortness of breath"]
 
 
 @pytest.fixture(scope="module")
-def ns():
+def core():
     return notebook_namespace("differencing-attacks", [
-        "PROBLEMS", "QueryRefused", "make_count_server", "naive_difference",
-        "correct_difference", "igor_has", "tracker_count", "make_mean_server",
-        "mean_difference_attack", "add_remove_distance",
+        "health", "count", "PROBLEMS", "make_count_server", "difference", "white", "white_male",
+        "add_remove_distance",
     ])
 
 
@@ -35,8 +36,8 @@ def _pandas_correct(h, problem):
     return int(has.sum()), int((has & ~white_male).sum())
 
 
-def test_problem_list_is_complete(ns, health):
-    assert sorted(ns["PROBLEMS"]) == sorted(health["problem"].unique())
+def test_problem_list_is_complete(core, health):
+    assert sorted(core["PROBLEMS"]) == sorted(health["problem"].unique())
 
 
 def test_igor_is_the_only_white_male_and_there_are_two_white_patients(health):
@@ -64,92 +65,18 @@ def test_correct_pair_flags_only_obesity(health):
 
 
 @pytest.mark.parametrize("problem", PROBLEMS)
-def test_notebook_pairs_match_pandas(ns, health, problem):
-    count = ns["make_count_server"](health)
+def test_notebook_pairs_match_pandas(core, health, problem):
+    count = core["make_count_server"](health)
     total, non_white = _pandas_naive(health, problem)
-    assert ns["naive_difference"](count, problem) == (total, non_white, total - non_white)
+    assert core["difference"](count, problem, core["white"]) == total - non_white
     total, not_igor = _pandas_correct(health, problem)
-    assert ns["correct_difference"](count, problem) == (total, not_igor, total - not_igor)
+    assert core["difference"](count, problem, core["white_male"]) == total - not_igor
     # the correct difference is exactly Igor's indicator for this problem
     assert total - not_igor == int(health.loc[9, "problem"] == problem)
 
 
-def test_size_restriction_refuses_small_and_large_queries(ns, health):
-    guarded = ns["make_count_server"](health, min_size=3)
-    with pytest.raises(ns["QueryRefused"]):
-        guarded(ns["igor_has"]("Obesity"))                      # 1 row
-    with pytest.raises(ns["QueryRefused"]):
-        guarded(lambda t: pd.Series(True, index=t.index))       # 10 rows > n - k
-    assert guarded(lambda t: t["problem"] == "Obesity") == 4
-
-
-@pytest.mark.parametrize("tracker_name", ["female", "married", "zip_02139"])
-def test_tracker_recovers_igor_through_the_restriction(ns, health, tracker_name):
-    trackers = {
-        "female": lambda t: t["sex"] == "Female",
-        "married": lambda t: t["marital_status"] == "Married",   # not disjoint-by-design
-        "zip_02139": lambda t: t["zip"] == "02139",
-    }
-    guarded = ns["make_count_server"](health, min_size=3)
-    for problem in PROBLEMS:
-        got = ns["tracker_count"](guarded, ns["igor_has"](problem), trackers[tracker_name])
-        assert got == int(health.loc[9, "problem"] == problem)
-
-
-def test_tracker_also_isolates_the_white_female(ns, health):
-    guarded = ns["make_count_server"](health, min_size=3)
-    for problem in PROBLEMS:
-        target = (lambda p: lambda t: (t["ethnicity"] == "White") & (t["sex"] == "Female")
-                  & (t["problem"] == p))(problem)
-        got = ns["tracker_count"](guarded, target, lambda t: t["zip"] == "02139")
-        assert got == int(health.loc[8, "problem"] == problem)
-
-
-def _unique_targets(adult, n):
-    qi = ["age", "sex", "race", "native_country", "workclass"]
-    size = adult.groupby(qi, dropna=False)["age"].transform("size")
-    eligible = adult[(size == 1) & (adult["capital_gain"] > 0) & adult[qi].notna().all(axis=1)]
-    return qi, eligible.head(n)
-
-
-def _target_and_group(row, qi):
-    """Predicates for the rows matching ``row`` on ``qi``, and for the rows of its sex."""
-    def matches(t):
-        mask = pd.Series(True, index=t.index)
-        for col in qi:
-            mask &= t[col] == row[col]
-        return mask
-
-    def group(t):
-        return t["sex"] == row["sex"]
-
-    return matches, group
-
-
-def test_mean_attack_recovers_exact_values(ns, adult):
-    qi, targets = _unique_targets(adult, 5)
-    assert len(targets) == 5
-    count, mean = ns["make_mean_server"](adult, "capital_gain", min_size=100)
-    for _, row in targets.iterrows():
-        is_target, group = _target_and_group(row, qi)
-        x = ns["mean_difference_attack"](count, mean, group, is_target)
-        assert abs(x - row["capital_gain"]) < 1e-4
-        assert round(x) == row["capital_gain"]
-        # independent pandas version of |D| mean(D) - |D'| mean(D')
-        d = adult[adult["sex"] == row["sex"]]
-        d_prime = d.drop(index=row.name)
-        x_pd = len(d) * d["capital_gain"].mean() - len(d_prime) * d_prime["capital_gain"].mean()
-        assert round(x_pd) == row["capital_gain"]
-
-
-def test_mean_server_refuses_small_groups(ns, adult):
-    _, mean = ns["make_mean_server"](adult, "capital_gain", min_size=100)
-    with pytest.raises(ns["QueryRefused"]):
-        mean(lambda t: t["age"] == 90)  # 43 rows < 100
-
-
-def test_neighbour_distances(ns, health):
-    dist = ns["add_remove_distance"]
+def test_neighbour_distances(core, health):
+    dist = core["add_remove_distance"]
     replaced = health.copy()
     replaced.loc[9, "problem"] = "Hypertension"
     swapped = health.copy()
@@ -167,14 +94,18 @@ def test_neighbour_distances(ns, health):
     assert int((base - rep).abs().sum()) == 2
 
 
-def test_mean_attack_on_a_known_value_counts_the_matched_rows(ns, adult):
-    # ex-diff-mean-age: the predicate fixes the age, so the recovered "age" is age x (rows matched);
-    # getting back the known age proves the predicate isolates one person.
-    qi = ["age", "sex", "race", "native_country", "workclass"]
-    size = adult.groupby(qi, dropna=False)["age"].transform("size")
-    count, mean = ns["make_mean_server"](adult, "age", min_size=100)
-    for class_size in (1, 2, 3):
-        row = adult[(size == class_size) & adult[qi].notna().all(axis=1)].iloc[0]
-        matches, group = _target_and_group(row, qi)
-        got = ns["mean_difference_attack"](count, mean, group, matches)
-        assert round(got) == class_size * int(row["age"])
+def test_glued_counts_of_the_attack(health):
+    g = glued("differencing-attacks")
+    has = {p: health["problem"] == p for p in PROBLEMS}
+    white = health["ethnicity"] == "White"
+    white_male = white & (health["sex"] == "Male")
+    assert g["diff_n_patients"] == len(health) and g["diff_n_obese"] == int(has["Obesity"].sum())
+    assert (g["diff_n_white"], g["diff_n_white_male"]) == (int(white.sum()), int(white_male.sum()))
+    assert g["diff_naive_nonwhite_obesity"] == int((has["Obesity"] & ~white).sum())
+    assert g["diff_naive_chest_nonwhite"] == int((has["Chest pain"] & ~white).sum())
+    assert g["diff_correct_notigor_obesity"] == int((has["Obesity"] & ~white_male).sum())
+    assert g["diff_naive_n_positive"] == sum(int((has[p] & white).sum()) > 0 for p in PROBLEMS)
+    assert g["diff_correct_obesity"] == 1 and g["diff_correct_others_max"] == 0
+    # the problem histogram between neighbours: 1 under add/remove, 2 under replace-one
+    assert (g["diff_l1_removed"], g["diff_l1_added"], g["diff_l1_replaced"]) == (1, 1, 2)
+    assert g["diff_dist_replaced"] == 2 and g["diff_obesity_change_removed"] == -1

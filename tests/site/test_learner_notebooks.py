@@ -162,10 +162,25 @@ def prerequisite_problems(stem: str, first_markdown: str, order: list[str]) -> l
     return problems
 
 
-@pytest.mark.parametrize("path", CHECKED, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [p for p in CHECKED if p.stem in _toc_order()],
+                         ids=lambda p: p.stem)
 def test_prerequisites_block(path):
     first = next(_source(c) for c in _cells(path) if c["cell_type"] == "markdown")
     assert prerequisite_problems(path.stem, first, _toc_order()) == []
+
+
+@pytest.mark.parametrize("path", [p for p in CHECKED if p.stem not in _toc_order()],
+                         ids=lambda p: p.stem)
+def test_a_going_deeper_page_opens_with_what_it_assumes_from_its_chapter(path):
+    """A section page has no prerequisites block: its first paragraph names its chapter."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    chapter = next(ch["file"].split("/")[-1] for part in toc["parts"] for ch in part["chapters"]
+                   if f"chapters/{path.stem}" in [s["file"] for s in ch.get("sections", [])])
+    first = next(_source(c) for c in _cells(path) if c["cell_type"] == "markdown")
+    opening = first.split("\n\n")[1]
+    assert f"{{doc}}`{chapter}`" in opening and "assumes" in opening, opening
 
 
 def test_the_prerequisites_check_catches_a_later_chapter_and_a_missing_block():
