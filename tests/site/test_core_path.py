@@ -29,7 +29,7 @@ NOT_YET_ON_THE_CORE_PATH = {
     "approximate-dp", "composition", "continual-release", "datasets", "differencing-attacks",
     "differential-privacy", "dp-engines", "dp-in-practice", "dp-in-the-wild", "k-anonymity",
     "laplace-mechanism", "linkage-attacks", "local-dp", "privacy-accounting",
-    "private-machine-learning", "private-selection", "query-workloads", "sensitivity",
+    "private-machine-learning", "private-selection", "query-workloads",
     "synthetic-data", "unknown-ranges", "user-level-privacy",
 }
 
