@@ -35,6 +35,9 @@ def test_every_chapter_has_its_test_file_and_every_chapter_test_names_a_page():
     assert {_test_name(nb.stem) for nb in CHAPTER_NOTEBOOKS} <= _test_files("chapters")
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     pages = [toc["root"]] + [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+    # a chapter's "Going deeper" section pages (issue 38) are pages too
+    pages += [s["file"] for part in toc["parts"] for entry in part["chapters"]
+              for s in entry.get("sections", [])]
     allowed = {_test_name(Path(page).name) for page in pages}
     assert _test_files("chapters") <= allowed, sorted(_test_files("chapters") - allowed)
 
