@@ -165,6 +165,8 @@ def prerequisite_problems(stem: str, first_markdown: str, order: list[str]) -> l
 @pytest.mark.parametrize("path", [p for p in CHECKED if p.stem in _toc_order()],
                          ids=lambda p: p.stem)
 def test_prerequisites_block(path):
+    """A chapter's page opens with its prerequisites; its "Going deeper" section pages (issue 38)
+    say in their first paragraph what they assume from the chapter instead."""
     first = next(_source(c) for c in _cells(path) if c["cell_type"] == "markdown")
     assert prerequisite_problems(path.stem, first, _toc_order()) == []
 
