@@ -1,4 +1,6 @@
-"""Tests for the chapter on ε-differential privacy and randomized response.
+"""Tests for the chapter on ε-differential privacy and randomized response, and for its
+going-deeper pages (what DP does not promise, the coin and the spinner, the estimator, the local
+and the central model).
 
 Every expected value is computed here independently (brute force over the output
 probabilities, closed forms, pandas counts) and compared with the chapter's code, the
@@ -18,12 +20,23 @@ import helpers
 from conftest import glued as glued_values
 from notebook_code import notebook_namespace
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "chapters" / "differential-privacy.ipynb"
+CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
+NOTEBOOK = CHAPTERS / "differential-privacy.ipynb"
+PROMISE = "what-dp-does-not-promise"
+COIN = "randomized-response-coin-and-spinner"
+ESTIMATION = "randomized-response-estimation"
+CENTRAL = "local-versus-central-model"
+PAGES = ["differential-privacy", PROMISE, COIN, ESTIMATION, CENTRAL]
 
 
 @pytest.fixture(scope="module")
 def chapter():
-    return notebook_namespace("differential-privacy", ["rr_epsilon", "rr_rmse_formula"])
+    """The core's rr_epsilon (of the keep probability p), the coin page's coin_epsilon (of the
+    truth probability θ) and the estimation page's rr_rmse_formula."""
+    names = notebook_namespace("differential-privacy", ["best_test_success", "rr_epsilon"])
+    names.update(notebook_namespace(COIN, ["coin_epsilon"]))
+    names.update(notebook_namespace(ESTIMATION, ["rr_rmse_formula"]))
+    return names
 
 
 # --------------------------------------------------------------------------------------------
@@ -61,7 +74,11 @@ ALPHAS = [0.0, 0.05, 0.25, 0.5, 0.75, 0.9, 0.99]
 
 @pytest.mark.parametrize("alpha", ALPHAS)
 def test_chapter_rr_epsilon_matches_brute_force(chapter, alpha):
-    assert chapter["rr_epsilon"](alpha) == pytest.approx(brute_force_epsilon(alpha), abs=1e-12)
+    """The coin with truth probability alpha keeps the bit with probability (1 + alpha)/2."""
+    keep = rr_output_distribution(alpha, 1)[1]
+    assert keep == pytest.approx((1 + alpha) / 2, abs=1e-15)
+    assert chapter["rr_epsilon"](keep) == pytest.approx(brute_force_epsilon(alpha), abs=1e-12)
+    assert chapter["coin_epsilon"](alpha) == pytest.approx(brute_force_epsilon(alpha), abs=1e-12)
 
 
 def test_rr_always_truthful_is_not_dp():
@@ -70,11 +87,12 @@ def test_rr_always_truthful_is_not_dp():
 
 @pytest.mark.parametrize("alpha", [a for a in ALPHAS if 0 < a < 1])
 def test_rr_epsilon_exceeds_two_alpha(chapter, alpha):
-    assert chapter["rr_epsilon"](alpha) > 2 * alpha
+    assert chapter["coin_epsilon"](alpha) > 2 * alpha
+    assert chapter["rr_epsilon"]((1 + alpha) / 2) > 2 * alpha
 
 
 def test_alpha_09_is_2944_not_18():
-    g = glued_values("differential-privacy")
+    g = glued_values(COIN)
     assert g["dp_eps_alpha_09"] == f"{brute_force_epsilon(0.9):.3f}" == "2.944"
     assert g["dp_two_alpha_09"] == "1.8"
 
@@ -166,16 +184,37 @@ def glued() -> dict[str, str]:
     return glued_values("differential-privacy")
 
 
+@pytest.fixture(scope="module")
+def promise() -> dict[str, str]:
+    return glued_values(PROMISE)
+
+
+@pytest.fixture(scope="module")
+def coin() -> dict[str, str]:
+    return glued_values(COIN)
+
+
+@pytest.fixture(scope="module")
+def estimation() -> dict[str, str]:
+    return glued_values(ESTIMATION)
+
+
+@pytest.fixture(scope="module")
+def central() -> dict[str, str]:
+    return glued_values(CENTRAL)
+
+
 def _text(glued, key):
     return str(glued[key])
 
 
-def test_glued_rr_values(glued):
-    assert _text(glued, "dp_eps_alpha_09") == f"{math.log(1.9 / 0.1):.3f}" == "2.944"
-    assert _text(glued, "dp_two_alpha_09") == "1.8"
+def test_glued_rr_values(glued, coin):
+    assert _text(coin, "dp_eps_alpha_09") == f"{math.log(1.9 / 0.1):.3f}" == "2.944"
+    assert _text(coin, "dp_two_alpha_09") == "1.8"
     assert _text(glued, "dp_eps_alpha_05") == f"{math.log(3):.4f}"
-    assert _text(glued, "dp_alpha_eps_1") == f"{math.tanh(0.5):.4f}"
+    assert _text(coin, "dp_alpha_eps_1") == f"{math.tanh(0.5):.4f}"
     assert _text(glued, "dp_keep_eps_1") == f"{math.e / (1 + math.e):.4f}"
+    assert _text(coin, "dp_coin_keep_eps_1") == f"{math.e / (1 + math.e):.4f}"
 
 
 def test_glued_bound_table(glued):
@@ -186,30 +225,33 @@ def test_glued_bound_table(glued):
     assert _text(glued, "dp_odds_factor_eps_1") == "2.718"
 
 
-def test_glued_data_counts(glued, adult, health):
+def test_glued_data_counts(glued, estimation, central, adult, health):
     n_high = int((adult["income"] == ">50K").sum())
     assert n_high == 7841 and len(adult) == 32561
-    assert _text(glued, "dp_n_adult") == f"{len(adult):,}"
-    assert _text(glued, "dp_n_high_income") == f"{n_high:,}"
-    assert _text(glued, "dp_true_share") == f"{n_high / len(adult):.4f}"
+    for page in (glued, estimation, central):
+        assert _text(page, "dp_n_adult") == f"{len(adult):,}"
+    assert _text(glued, "dp_n_adult_high") == f"{n_high:,}"
+    assert _text(estimation, "dp_n_high_income") == f"{n_high:,}"
+    assert _text(estimation, "dp_true_share") == f"{n_high / len(adult):.4f}"
     obese = health["problem"] == "Obesity"
     assert int(glued["dp_count_d"]) == int(obese.sum()) == 4
     assert int(glued["dp_count_d_prime"]) == int(obese.drop(index=helpers.IGOR_INDEX).sum()) == 3
 
 
-def test_glued_simulation_results_are_plausible(glued):
+def test_glued_simulation_results_are_plausible(glued, estimation):
     # the notebook's worst simulated/formula deviation over 15 runs of 400 repetitions
     # (Monte Carlo standard error about 3.5%) must stay below 4 standard errors
-    assert float(_text(glued, "dp_rmse_worst_dev").rstrip("%")) < 14.0
+    assert float(_text(estimation, "dp_rmse_worst_dev").rstrip("%")) < 14.0
     pi = 7841 / 32561
     p = math.e / (1 + math.e)
     q = p * pi + (1 - p) * (1 - pi)
-    assert _text(glued, "dp_rmse_n1000_eps1") == f"{math.sqrt(q * (1 - q) / (1000 * (2 * p - 1) ** 2)):.4f}"
+    assert _text(estimation, "dp_rmse_n1000_eps1") == f"{math.sqrt(q * (1 - q) / (1000 * (2 * p - 1) ** 2)):.4f}"
     # the one-shot keep rate is within 4 standard errors of p
     assert abs(float(_text(glued, "dp_keep_rate")) - p) < 4 * math.sqrt(p * (1 - p) / 32561)
 
 
-def test_glued_local_versus_central(glued):
+def test_glued_local_versus_central(central):
+    glued = central
     n = 32561
     p = math.e / (1 + math.e)
     local_sd = math.sqrt(n * p * (1 - p)) / (2 * p - 1)
@@ -230,9 +272,18 @@ def test_notebook_defines_required_labels():
     for label in ("def-epsilon-dp", "thm-dp-hypothesis-test", "thm-rr-exact-epsilon",
                   "def-neighbours-add-remove", "def-neighbours-replace-one"):
         assert label in text
+    # the labels other chapters link to stay defined, now on the going-deeper pages
+    pages = {stem: (CHAPTERS / f"{stem}.ipynb").read_text(encoding="utf-8") for stem in PAGES}
+    for stem, label in [(PROMISE, "(sec-dp-not-promised)="), (PROMISE, "(sec-dp-noisy-count)="),
+                        (ESTIMATION, ":label: thm-rr-variance"),
+                        (COIN, ":label: ex-dp-alpha-for-eps"),
+                        (COIN, ":label: ex-dp-warner-spinner"),
+                        (CENTRAL, ":label: ex-dp-variance-n1000")]:
+        assert label in pages[stem], (stem, label)
 
 
-def test_correlated_records_move_the_odds_by_e_to_the_two_epsilon(glued):
+def test_correlated_records_move_the_odds_by_e_to_the_two_epsilon(promise):
+    glued = promise
     """The measured ratio between the correlated worlds exceeds e^ε and sits at e^(2ε)
     (Pr_A[Y >= c] / Pr_B[Y >= c] = 1/2 / (e^(-2ε)/2) exactly; 400,000 samples, 3% tolerance)."""
     eps = float(glued["dp_corr_eps"])
@@ -244,7 +295,8 @@ def test_correlated_records_move_the_odds_by_e_to_the_two_epsilon(glued):
     assert glued["dp_corr_posterior"] == f"{math.exp(2 * eps) / (1 + math.exp(2 * eps)):.1%}"
 
 
-def test_population_inference_about_someone_outside_the_data(glued, adult):
+def test_population_inference_about_someone_outside_the_data(promise, adult):
+    glued = promise
     doc = adult[adult["education"] == "Doctorate"]
     true_share = float((doc["income"] == ">50K").mean())
     assert glued["dp_pop_n_doctorate"] == f"{len(doc):,}"
@@ -272,3 +324,41 @@ def test_the_inline_randomized_response_matches_the_helper():
         assert np.array_equal(ns["randomized_response_core"](bits, eps, helpers.make_rng(9)),
                               helpers.randomized_response(bits, eps, helpers.make_rng(9)))
         assert ns["best_test_success"](eps) == pytest.approx(helpers.hypothesis_test_bound(eps))
+
+
+def test_the_measured_ratios_sit_at_e_to_the_epsilon(glued, adult):
+    """The core's experiment: Pr[report in S | bit 1] / Pr[report in S | bit 0] for S = {1}, and
+    the reverse ratio for S = {0}, estimated from the shares over the 7,841 people with bit 1
+    and the 24,720 with bit 0, are e^1 within 4 standard errors (delta method)."""
+    n1 = int((adult["income"] == ">50K").sum())
+    n0 = len(adult) - n1
+    p = math.e / (1 + math.e)
+    relative_se = math.sqrt((1 - p) / (p * n1) + p / ((1 - p) * n0))
+    for key in ("dp_rr_ratio_one", "dp_rr_ratio_zero"):
+        assert abs(float(glued[key]) - math.e) < 4 * math.e * relative_se, key
+    assert glued["dp_e_eps_1"] == f"{math.e:.2f}"
+    z = float(glued["dp_keep_z"])
+    assert z == pytest.approx(abs(float(glued["dp_keep_rate"]) - p)
+                              / math.sqrt(p * (1 - p) / len(adult)), abs=0.05)
+
+
+def test_core_exercise_on_the_keep_probability():
+    """ln 9 is more than 2; at ε = 0.5 more than a third of the reports are flipped; the best
+    success from even odds is the keep probability itself (brute force over the four tests)."""
+    assert math.log(0.9 / 0.1) > 2
+    p = helpers.randomized_response_keep_probability(0.5)
+    assert 1 - p > 1 / 3
+    alpha = 2 * p - 1
+    p0, p1 = rr_output_distribution(alpha, 0), rr_output_distribution(alpha, 1)
+    best = max(0.5 * sum(p0[y] for y in (0, 1) if g[y] == 0)
+               + 0.5 * sum(p1[y] for y in (0, 1) if g[y] == 1)
+               for g in ({0: a, 1: b} for a in (0, 1) for b in (0, 1)))
+    assert best == pytest.approx(p, rel=1e-12)
+
+
+@pytest.mark.parametrize("stem", PAGES[1:])
+def test_every_going_deeper_page_is_a_section_of_the_chapter(stem):
+    toc = (CHAPTERS.parent / "_toc.yml").read_text(encoding="utf-8")
+    chapter = toc.index("- file: chapters/differential-privacy")
+    assert toc.index(f"- file: chapters/{stem}") > chapter
+    assert f"{{doc}}`{stem}`" in NOTEBOOK.read_text(encoding="utf-8")

@@ -19,8 +19,9 @@ CHAPTERS = ROOT / "chapters"
 #: symbol (a regex over LaTeX math) -> the only chapters whose prose may use it
 SINGLE_MEANING = {
     r"\\alpha\b": {"privacy-accounting", "private-selection"},              # Rényi order
-    r"\\theta\b": {"differential-privacy"},                                 # truth probability
-    r"\\lambda\b": {"differential-privacy"},                                # P[report = 1]
+    r"\\theta\b": {"randomized-response-coin-and-spinner"},                 # truth probability
+    r"\\lambda\b": {"randomized-response-estimation",                       # P[report = 1]
+                   "local-versus-central-model"},
     r"\\omega\b": {"differential-privacy"},                                 # a prior probability
     r"\\xi\b": {"unknown-ranges"},                                          # smooth sensitivity
     r"\\tau\b": {"unknown-ranges", "user-level-privacy"},                   # quantile level

@@ -19,7 +19,12 @@ import yaml
 
 TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
-CHAPTER_NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
+_TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+#: the chapters' notebooks; a "Going deeper" section page (``sections:`` in _toc.yml) is tested
+#: in its chapter's test file
+CHAPTER_NOTEBOOKS = [ROOT / f"{entry['file']}.ipynb" for part in _TOC["parts"]
+                     for entry in part["chapters"]
+                     if (ROOT / f"{entry['file']}.ipynb").exists()]
 MODULES = sorted(p.stem for p in (ROOT / "chapters" / "dpcourse").glob("*.py") if p.stem != "__init__")
 
 
