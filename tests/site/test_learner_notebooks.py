@@ -178,11 +178,16 @@ def test_a_going_deeper_page_opens_with_what_it_assumes_from_its_chapter(path):
     import yaml
 
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    chapter = next(ch["file"].split("/")[-1] for part in toc["parts"] for ch in part["chapters"]
-                   if f"chapters/{path.stem}" in [s["file"] for s in ch.get("sections", [])])
+    family = next([ch["file"]] + [s["file"] for s in ch.get("sections", [])]
+                  for part in toc["parts"] for ch in part["chapters"]
+                  if f"chapters/{path.stem}" in [s["file"] for s in ch.get("sections", [])])
     first = next(_source(c) for c in _cells(path) if c["cell_type"] == "markdown")
     opening = first.split("\n\n")[1]
-    assert f"{{doc}}`{chapter}`" in opening and "assumes" in opening, opening
+    # it names the core (or the page of the same chapter it builds on) and what it takes from it
+    named = [page for page in family if f"{{doc}}`{page.split('/')[-1]}`" in opening
+             or f"{{doc}}`/{page}`" in opening]
+    assert named and re.search(r"\b(assumes|uses|builds on|needs|re-creates)\b", opening), (
+        opening)
 
 
 def test_the_prerequisites_check_catches_a_later_chapter_and_a_missing_block():

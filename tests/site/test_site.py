@@ -9,7 +9,6 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
-import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 from course_site.archive import toc_sections  # noqa: E402  (needs the path above)
