@@ -28,7 +28,7 @@ WIDTH = 80
 NOT_YET_ON_THE_CORE_PATH = {
     "approximate-dp", "composition", "continual-release", "datasets", "differencing-attacks",
     "differential-privacy", "dp-engines", "dp-in-practice", "dp-in-the-wild", "k-anonymity",
-    "laplace-mechanism", "linkage-attacks", "local-dp", "privacy-accounting",
+    "linkage-attacks", "local-dp", "privacy-accounting",
     "private-machine-learning", "private-selection", "query-workloads", "sensitivity",
     "synthetic-data", "unknown-ranges", "user-level-privacy",
 }
