@@ -215,3 +215,19 @@ def test_privacy_loss_section_reaches_epsilon_and_twice_epsilon():
         return eps * (np.abs(y - other).sum(axis=1) - np.abs(y).sum(axis=1))
     assert np.abs(loss(removed)).max() <= eps + 1e-12
     assert np.abs(loss(replaced)).max() == pytest.approx(2 * eps)
+
+
+def test_publishing_section_claims():
+    """The rounding section's glued biases are -1/2 and 0 up to 5 standard errors of a mean of
+    200,000 draws (sd of the error at most √2 + 1), and "all four errors lie within their 95%
+    bounds" holds for the stored releases against ln(20)/ε computed here."""
+    from conftest import glued
+
+    g = glued("publishing-noisy-counts")
+    se = 5 * (math.sqrt(2) + 1) / math.sqrt(200_000)
+    assert float(g["lap_bias_int"]) == pytest.approx(-0.5, abs=se)
+    assert float(g["lap_bias_round"]) == pytest.approx(0.0, abs=se)
+    releases = notebook_namespace("publishing-noisy-counts", ["releases"])["releases"]
+    errors = (releases["noisy release"] - 14_237).abs().to_numpy()
+    within = errors < np.log(20) / releases["epsilon"].to_numpy()
+    assert g["lap_pub_all_within"] == ("all" if within.all() else "not all") == "all"

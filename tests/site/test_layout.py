@@ -32,8 +32,17 @@ def _test_name(stem: str) -> str:
 
 
 def test_every_chapter_has_its_test_file_and_every_chapter_test_names_a_page():
-    assert {_test_name(nb.stem) for nb in CHAPTER_NOTEBOOKS} <= _test_files("chapters")
+    """A chapter's "Going deeper" section pages (``sections:`` in ``_toc.yml``) are tested in
+    their chapter's test file, which names each of them."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    sections = {Path(section["file"]).name: Path(entry["file"]).name
+                for part in toc["parts"] for entry in part["chapters"]
+                for section in entry.get("sections", [])}
+    assert {_test_name(nb.stem) for nb in CHAPTER_NOTEBOOKS
+            if nb.stem not in sections} <= _test_files("chapters")
+    for section, chapter in sections.items():
+        tests = (TESTS / "chapters" / _test_name(chapter)).read_text(encoding="utf-8")
+        assert f'"{section}"' in tests, f"{_test_name(chapter)} does not test {section}"
     pages = [toc["root"]] + [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
     allowed = {_test_name(Path(page).name) for page in pages}
     assert _test_files("chapters") <= allowed, sorted(_test_files("chapters") - allowed)
