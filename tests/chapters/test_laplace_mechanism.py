@@ -1,7 +1,12 @@
-"""Tests for chapter 06, the Laplace mechanism.
+"""Tests for the Laplace mechanism: the chapter's core and its "Going deeper" sections.
 
 Statistical checks use fixed seeds and state their tolerance. The buggy mechanisms the audit
-must catch are defined here independently of the notebook.
+must catch are defined here independently of the notebooks.
+
+The code lives in five notebooks: the core (``laplace-mechanism``: the count, the audit of the
+correct mechanism and of bug 1, the exercises) and its sections ``laplace-implementation-bugs``
+(bugs 2 and 3), ``differencing-attack-under-noise`` (the attack on Igor),
+``laplace-vector-queries`` (the histogram) and ``laplace-privacy-proof`` (the privacy loss).
 """
 
 from __future__ import annotations
@@ -69,7 +74,7 @@ SAMPLES = 1_000_000
 
 def test_notebook_buggy_variants_are_the_described_ones():
     """The notebook's mechanisms (on the Adult pair) give the verdicts the chapter claims."""
-    ns = notebook_namespace("laplace-mechanism", [
+    ns = notebook_namespace("laplace-implementation-bugs", [
         "adult", "D", "D_prime", "correct_laplace", "buggy_scale_is_epsilon", "buggy_b_is_variance",
         "buggy_gaussian",
     ])
@@ -93,16 +98,29 @@ def test_notebook_buggy_variants_are_the_described_ones():
 # Attack success against the DP bound
 # --------------------------------------------------------------------------------------------
 def test_chapter_tables_are_consistent():
-    """The notebook's stored audit and attack tables agree with the claims in its prose."""
-    ns = notebook_namespace("laplace-mechanism", [
+    """The notebooks' audit and attack tables agree with the claims in their prose: the core's
+    audit is the first two rows of the section's (same seed), and its glued bounds are theirs."""
+    from conftest import glued
+
+    core = notebook_namespace("laplace-mechanism", [
+        "adult", "D", "D_prime", "correct_laplace", "buggy_scale_is_epsilon", "audit"])
+    section = notebook_namespace("laplace-implementation-bugs", [
         "adult", "D", "correct_laplace", "buggy_scale_is_epsilon", "buggy_b_is_variance",
-        "buggy_gaussian", "audit", "attack",
+        "buggy_gaussian", "audit",
     ])
-    audit: pd.DataFrame = ns["audit"]
+    audit: pd.DataFrame = section["audit"]
     verdicts = dict(zip(audit["mechanism"], audit["verdict"]))
     assert verdicts.pop("laplace_mechanism") == "no violation found"
     assert set(verdicts.values()) == {"VIOLATION"}
-    attack: pd.DataFrame = ns["attack"]
+    core_audit: pd.DataFrame = core["audit"]
+    assert list(core_audit["verdict"]) == ["no violation found", "VIOLATION"]
+    assert np.array_equal(core_audit["audited lower bound"].to_numpy(),
+                          audit["audited lower bound"].to_numpy()[:2])
+    g_core, g_bugs = glued("laplace-mechanism"), glued("laplace-implementation-bugs")
+    for key in ("lap_audit_correct", "lap_audit_bug1"):
+        assert g_core[key] == g_bugs[key]
+    attack: pd.DataFrame = notebook_namespace("differencing-attack-under-noise",
+                                              ["attack"])["attack"]
     assert bool(attack["below bound"].all())
 
 
@@ -122,7 +140,7 @@ def test_best_test_with_other_rows_known_is_exact_and_below_bound(health):
         success = np.mean((released > (q1_real + q1_neighbour) / 2) == is_obese)
         formula = 1 - 0.5 * math.exp(-epsilon / 2)
         assert abs(success - formula) <= 5 * math.sqrt(formula * (1 - formula) / n)
-    ns = notebook_namespace("laplace-mechanism", ["attack"])
+    ns = notebook_namespace("differencing-attack-under-noise", ["attack"])
     attack = ns["attack"]
     expected = 1 - 0.5 * np.exp(-attack["epsilon"].to_numpy() / 2)
     assert np.allclose(attack["knows other 9 rows (exact)"].to_numpy(), expected)
@@ -151,9 +169,65 @@ def test_error_bound_exercise_answers():
 
 
 def test_the_inline_cores_match_the_helpers():
-    """The chapter's one-line mechanism and few-line attack draw the same numbers as the
-    course's helpers from the same seed (the chapter says the helpers do the same)."""
+    """The chapter's one-line mechanism and the section's few-line attack draw the same numbers
+    as the course's helpers from the same seed (the pages say the helpers do the same)."""
     ns = notebook_namespace("laplace-mechanism", ["laplace_core"])
     for value in (100.0, np.array([1.0, 2.0, 3.0])):
         assert np.array_equal(ns["laplace_core"](value, 2, 0.5, helpers.make_rng(5)),
                               helpers.laplace_mechanism(value, 2, 0.5, helpers.make_rng(5)))
+    ns = notebook_namespace("differencing-attack-under-noise", ["attack_core", "q1_real"])
+    for epsilon, seed in ((1.0, 3), (0.1, 4)):
+        assert ns["attack_core"](epsilon, helpers.make_rng(seed), 100_000) == \
+            helpers.differencing_attack_success(epsilon, helpers.make_rng(seed))
+
+
+# --------------------------------------------------------------------------------------------
+# Going deeper: vector queries and the privacy loss
+# --------------------------------------------------------------------------------------------
+def test_union_bound_section_claims():
+    """The six-bin union bound: the glued bound is ln(6/0.05), the glued exact share is
+    1 - (1 - 0.05/6)^6 computed here, and the simulated share lies within 5 binomial SE of it."""
+    from conftest import glued
+
+    g = glued("laplace-vector-queries")
+    assert g["lap_vec_bound"] == f"{math.log(6 / 0.05):.2f}"
+    exact = 1 - (1 - 0.05 / 6) ** 6
+    assert g["lap_vec_exact"] == f"{exact:.3f}" and exact < 0.05
+    assert abs(float(g["lap_vec_share"]) - exact) <= 5 * math.sqrt(exact * (1 - exact) / 1e5) + 5e-4
+    # the same probability from scipy's Laplace tail, an independent implementation
+    one_bin = 2 * stats.laplace.sf(math.log(6 / 0.05), scale=1.0)
+    assert 1 - (1 - one_bin) ** 6 == pytest.approx(exact, rel=1e-12)
+
+
+def test_privacy_loss_section_reaches_epsilon_and_twice_epsilon():
+    """Laplace noise of scale 1/ε on a histogram: privacy loss at most ε against an add/remove
+    neighbour, up to 2ε against a replace-one neighbour (checked here on fresh draws)."""
+    from conftest import glued
+
+    g = glued("laplace-privacy-proof")
+    assert (g["lap_proof_loss_removed"], g["lap_proof_loss_replaced"]) == ("0.500", "1.000")
+    eps, k = 0.5, 6
+    y = np.random.default_rng(67).laplace(0.0, 1 / eps, size=(50_000, k))
+    removed, replaced = np.zeros(k), np.zeros(k)
+    removed[0], replaced[0], replaced[1] = -1, -1, 1
+
+    def loss(other):
+        return eps * (np.abs(y - other).sum(axis=1) - np.abs(y).sum(axis=1))
+    assert np.abs(loss(removed)).max() <= eps + 1e-12
+    assert np.abs(loss(replaced)).max() == pytest.approx(2 * eps)
+
+
+def test_publishing_section_claims():
+    """The rounding section's glued biases are -1/2 and 0 up to 5 standard errors of a mean of
+    200,000 draws (sd of the error at most √2 + 1), and "all four errors lie within their 95%
+    bounds" holds for the stored releases against ln(20)/ε computed here."""
+    from conftest import glued
+
+    g = glued("publishing-noisy-counts")
+    se = 5 * (math.sqrt(2) + 1) / math.sqrt(200_000)
+    assert float(g["lap_bias_int"]) == pytest.approx(-0.5, abs=se)
+    assert float(g["lap_bias_round"]) == pytest.approx(0.0, abs=se)
+    releases = notebook_namespace("publishing-noisy-counts", ["releases"])["releases"]
+    errors = (releases["noisy release"] - 14_237).abs().to_numpy()
+    within = errors < np.log(20) / releases["epsilon"].to_numpy()
+    assert g["lap_pub_all_within"] == ("all" if within.all() else "not all") == "all"

@@ -37,10 +37,18 @@ def _test_name(stem: str) -> str:
 
 
 def test_every_chapter_has_its_test_file_and_every_chapter_test_names_a_page():
-    assert {_test_name(nb.stem) for nb in CHAPTER_NOTEBOOKS} <= _test_files("chapters")
+    """A chapter's "Going deeper" section pages (``sections:`` in ``_toc.yml``) are tested in a
+    test file of their own, or in their chapter's test file, which then names each of them."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     chapters = [entry for part in toc["parts"] for entry in part["chapters"]]
-    # a "Going deeper" section page is a notebook too, with its own test file
+    assert {_test_name(nb.stem) for nb in CHAPTER_NOTEBOOKS} <= _test_files("chapters")
+    for entry in chapters:
+        for section in entry.get("sections", []):
+            name = Path(section["file"]).name
+            if _test_name(name) not in _test_files("chapters"):
+                tests = (TESTS / "chapters" / _test_name(Path(entry["file"]).name)).read_text(
+                    encoding="utf-8")
+                assert f'"{name}"' in tests, f"no test file tests {name}"
     pages = [toc["root"]] + [entry["file"] for entry in chapters] + [
         section["file"] for entry in chapters for section in entry.get("sections", [])]
     allowed = {_test_name(Path(page).name) for page in pages}

@@ -111,12 +111,12 @@ def test_no_helper_source_is_printed_twice_in_the_book():
 
 
 def test_agreed_placements_of_printed_helpers():
-    """make_rng in linkage-attacks; laplace_mechanism and differencing_attack_success in
-    laplace-mechanism; nowhere else."""
+    """make_rng in linkage-attacks; laplace_mechanism in laplace-mechanism and
+    differencing_attack_success in its section differencing-attack-under-noise; nowhere else."""
     where = printed_sources(CHECKED)
     for name, chapter in [("make_rng", "linkage-attacks"),
                           ("laplace_mechanism", "laplace-mechanism"),
-                          ("differencing_attack_success", "laplace-mechanism")]:
+                          ("differencing_attack_success", "differencing-attack-under-noise")]:
         assert where.get(name, []) in ([chapter], []), (name, where.get(name))
 
 
