@@ -145,11 +145,13 @@ def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
         meta = {k: v for k, v in after["metadata"].items() if k not in ("jupyter", "collapsed")}
         assert meta == before["metadata"]
         removed = "remove-input" in before["metadata"].get("tags", [])  # only publishes numbers
+        folded = "hide-output" in before["metadata"].get("tags", [])  # the page folds its output
         records = all("scrapbook" in o.get("metadata", {}) for o in before["outputs"])
         assert after["metadata"].get("jupyter") == (
             {"source_hidden": True, "outputs_hidden": True} if hidden or (removed and records) else
+            {"outputs_hidden": True} if folded else
             {"source_hidden": True} if removed else None), _source(after)
-        assert after["metadata"].get("collapsed") == (True if hidden else None)
+        assert after["metadata"].get("collapsed") == (True if hidden or folded else None)
     source = "\n".join(_source(c) for c in original if c["cell_type"] == "markdown")
     solutions = source.count("{solution}") + source.count("{solution-start}")
     markdown = "\n".join(_source(c) for c in reader if c["cell_type"] == "markdown")
