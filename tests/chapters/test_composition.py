@@ -1,4 +1,4 @@
-"""Tests for chapter 7, composition and the privacy budget.
+"""Tests for chapter 7, composition and the privacy budget, and its going-deeper sections.
 
 Every expected value is computed independently of the code under test: counts with plain
 pandas, attack success probabilities from the Laplace distribution (numerical integration for
@@ -27,11 +27,23 @@ SCALE = 1 / EPSILON
 
 @pytest.fixture(scope="module")
 def ns():
-    return notebook_namespace(
-        "composition",
-        ["adult", "EDUCATION_LEVELS", "noisy_hist", "clean_histogram", "income_records",
-         "RECORDS_STABILITY", "private_count", "private_histogram"],
-    )
+    core = notebook_namespace(
+        "composition", ["adult", "EDUCATION_LEVELS", "private_count", "private_histogram"])
+    # the going-deeper sections re-create what they need from the core
+    post = notebook_namespace("post-processing-and-group-privacy",
+                              ["noisy_hist", "clean_histogram"])
+    stable = notebook_namespace("stable-transformations",
+                                ["income_records", "RECORDS_STABILITY"])
+    return {**core, "noisy_hist": post["noisy_hist"],
+            "clean_histogram": post["clean_histogram"],
+            "income_records": stable["income_records"],
+            "RECORDS_STABILITY": stable["RECORDS_STABILITY"],
+            "section_levels": post["EDUCATION_LEVELS"]}
+
+
+def test_the_section_re_creates_the_core_education_bins(ns):
+    assert ns["section_levels"] == ns["EDUCATION_LEVELS"]
+    assert list(ns["noisy_hist"].index) == ns["EDUCATION_LEVELS"]
 
 
 def composed_bound(total_epsilon: float) -> float:
@@ -112,7 +124,19 @@ def test_glued_one_answer_success_is_the_exact_value():
     """The chapter's "one answer" success equals the exact integral (no simulation noise)."""
     tail, _ = integrate.quad(
         lambda x: laplace.pdf(x, scale=SCALE) * laplace.sf(0.5 + x, scale=SCALE), -np.inf, np.inf)
-    assert glued("composition")["comp_k1_exact"] == f"{100 * (1 - tail):.2f}%"
+    assert glued("repeated-queries-in-theory")["comp_k1_exact"] == f"{100 * (1 - tail):.2f}%"
+
+
+def test_core_glued_attack_values_and_standard_error():
+    """The core's glued successes match its simulation table (k = 1 and k = 1000), within the
+    glued standard error of the exact value (k = 1) and the normal approximation (k = 1000)."""
+    g, theory = glued("composition"), glued("repeated-queries-in-theory")
+    # binomial sd at p = 1/2 with the smallest number of simulated attacks (10,000)
+    assert g["comp_max_se"] == f"{100 * math.sqrt(0.25 / 10_000):.2f}" == "0.50"
+    k1, kmax = float(g["comp_k1_success"][:-1]), float(g["comp_kmax_success"][:-1])
+    assert abs(k1 - float(theory["comp_k1_exact"][:-1])) < 4 * 100 * math.sqrt(0.25 / 50_000)
+    assert abs(kmax - float(theory["comp_kmax_normal"][:-1])) < 4 * 0.5
+    assert g["comp_bound_k1"] == f"{100 * composed_bound(EPSILON):.1f}%"
 
 
 # --------------------------------------------------------------------------------------------
@@ -189,14 +213,15 @@ def _exact_histogram_cost_by_loss(per_bin_eps):
 @pytest.mark.parametrize("per_bin", [["0.5"] * 16, ["0.1", "0.4"], ["0.3"],
                                      ["0.1", "0.2", "0.3", "0.4", "0.5"], ["0.2", "0.7", "0.7"]])
 def test_replace_one_cost_of_a_histogram_is_the_worst_laplace_loss(per_bin):
-    cost = notebook_namespace("composition", ["replace_one_cost"])["replace_one_cost"](per_bin)
+    cost = notebook_namespace("composition-proofs",
+                              ["replace_one_cost"])["replace_one_cost"](per_bin)
     assert isinstance(cost, Fraction)
     assert float(cost) == pytest.approx(_exact_histogram_cost_by_loss(per_bin), abs=1e-9)
     assert cost <= 2 * max(Fraction(e) for e in per_bin)  # the theorem's bound
 
 
 def test_replace_one_glued_costs():
-    g = glued("composition")
+    g = glued("composition-proofs")
     assert (g["comp_r1_exact_uneven"], g["comp_r1_bound_uneven"]) == ("0.5", "0.8")
     assert float(g["comp_r1_exact_uneven"]) == pytest.approx(
         _exact_histogram_cost_by_loss(["0.1", "0.4"]))
@@ -213,10 +238,23 @@ def test_replace_one_cost_of_exercise_c():
     assert "$2 \\times 0.2 + 2 \\times 0.3 = 1.0$" in solution
 
 
-def test_parallel_composition_proof_calls_two_max_a_bound():
-    cells = json.loads((CHAPTERS / "composition.ipynb").read_text(encoding="utf-8"))["cells"]
-    text = " ".join(" ".join("".join(c["source"]) for c in cells
+def _markdown_text(stem: str) -> str:
+    cells = json.loads((CHAPTERS / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    return " ".join(" ".join("".join(c["source"]) for c in cells
                              if c["cell_type"] == "markdown").split())
+
+
+@pytest.mark.parametrize("stem", ["composition", "composition-proofs"])
+def test_parallel_composition_proof_calls_two_max_a_bound(stem):
+    text = _markdown_text(stem)
     assert "even when $j = l$" not in text
     assert "The factor 2 is an upper bound on the replace-one cost" in text
     assert "costs twice its per-bin" not in text
+
+
+def test_the_core_states_the_exact_histogram_cost_the_plan_cost_problem_names():
+    # assignments/problems/composition/plan-cost.md asks for "the chapter's upper bound
+    # (twice the largest per-bin ε of each histogram)" or down to the exact cost
+    text = _markdown_text("composition")
+    assert "general only $2\\max_j \\varepsilon_j$-DP, an upper bound" in text
+    assert "its exact cost is the sum of its two largest per-bin $\\varepsilon$'s" in text
