@@ -12,7 +12,6 @@ import math
 from fractions import Fraction
 
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import integrate
 from scipy.stats import laplace
@@ -27,23 +26,9 @@ SCALE = 1 / EPSILON
 
 @pytest.fixture(scope="module")
 def ns():
-    core = notebook_namespace(
+    # the going-deeper sections' code is tested in their own files (test_<section>.py)
+    return notebook_namespace(
         "composition", ["adult", "EDUCATION_LEVELS", "private_count", "private_histogram"])
-    # the going-deeper sections re-create what they need from the core
-    post = notebook_namespace("post-processing-and-group-privacy",
-                              ["noisy_hist", "clean_histogram"])
-    stable = notebook_namespace("stable-transformations",
-                                ["income_records", "RECORDS_STABILITY"])
-    return {**core, "noisy_hist": post["noisy_hist"],
-            "clean_histogram": post["clean_histogram"],
-            "income_records": stable["income_records"],
-            "RECORDS_STABILITY": stable["RECORDS_STABILITY"],
-            "section_levels": post["EDUCATION_LEVELS"]}
-
-
-def test_the_section_re_creates_the_core_education_bins(ns):
-    assert ns["section_levels"] == ns["EDUCATION_LEVELS"]
-    assert list(ns["noisy_hist"].index) == ns["EDUCATION_LEVELS"]
 
 
 def composed_bound(total_epsilon: float) -> float:
@@ -97,36 +82,9 @@ def test_private_histogram_is_charged_once_and_counts_fixed_bins(ns, adult):
     assert np.all(np.abs(hist.to_numpy() - expected.reindex(levels).to_numpy()) < 100)
 
 
-def test_clean_histogram_is_pure_post_processing(ns):
-    noisy = pd.Series([-3.4, 0.6, 10.5, 7.49], index=list("abcd"))
-    clean = ns["clean_histogram"](noisy)
-    assert clean["released count"].tolist() == [0, 1, 10, 7]  # round half to even, clip at 0
-    assert clean["share (%)"].sum() == pytest.approx(100.0)
-
-
-def test_income_records_is_three_stable(ns, adult):
-    records = ns["income_records"](adult)
-    expected = int((adult["hours_per_week"] > 0).sum() + (adult["capital_gain"] > 0).sum()
-                   + (adult["capital_loss"] > 0).sum())
-    assert len(records) == expected
-    assert records.groupby("person").size().max() <= ns["RECORDS_STABILITY"] == 3
-    # adding one person with every income source adds exactly 3 records
-    newcomer = adult.iloc[[0]].copy()
-    newcomer[["hours_per_week", "capital_gain", "capital_loss"]] = [40, 1000, 500]
-    bigger = pd.concat([adult, newcomer], ignore_index=True)
-    assert len(ns["income_records"](bigger)) - len(records) == 3
-
-
 # --------------------------------------------------------------------------------------------
 # Repetition: Monte Carlo against theory and against the composed bound
 # --------------------------------------------------------------------------------------------
-def test_glued_one_answer_success_is_the_exact_value():
-    """The chapter's "one answer" success equals the exact integral (no simulation noise)."""
-    tail, _ = integrate.quad(
-        lambda x: laplace.pdf(x, scale=SCALE) * laplace.sf(0.5 + x, scale=SCALE), -np.inf, np.inf)
-    assert glued("repeated-queries-in-theory")["comp_k1_exact"] == f"{100 * (1 - tail):.2f}%"
-
-
 def test_core_glued_attack_values_and_standard_error():
     """The core's glued successes match its simulation table (k = 1 and k = 1000), within the
     glued standard error of the exact value (k = 1) and the normal approximation (k = 1000)."""
@@ -137,36 +95,6 @@ def test_core_glued_attack_values_and_standard_error():
     assert abs(k1 - float(theory["comp_k1_exact"][:-1])) < 4 * 100 * math.sqrt(0.25 / 50_000)
     assert abs(kmax - float(theory["comp_kmax_normal"][:-1])) < 4 * 0.5
     assert g["comp_bound_k1"] == f"{100 * composed_bound(EPSILON):.1f}%"
-
-
-# --------------------------------------------------------------------------------------------
-# Group privacy and OpenDP
-# --------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("c", [1, 4, 8])
-def test_group_privacy_midpoint_test(c):
-    eps, n = 0.5, 200_000
-    rng = helpers.make_rng(5)
-    with_group = helpers.laplace_mechanism(np.full(n, 100.0), 1, eps, rng)
-    without = helpers.laplace_mechanism(np.full(n, 100.0 - c), 1, eps, rng)
-    simulated = (np.mean(with_group > 100 - c / 2) + np.mean(without <= 100 - c / 2)) / 2
-    # each world errs when its noise crosses the midpoint, at distance c/2, on one side
-    exact = 1 - laplace.sf(c / 2, scale=1 / eps)
-    assert exact == pytest.approx(1 - 0.5 * math.exp(-c * eps / 2))
-    assert abs(simulated - exact) < 0.005
-    assert simulated <= composed_bound(c * eps) + 0.005
-
-
-def test_opendp_compositor_refuses_the_fourth_query():
-    import opendp.prelude as dp
-
-    dp.enable_features("contrib")
-    context = dp.Context.compositor(
-        data=[30, 40, 50], privacy_unit=dp.unit_of(contributions=1),
-        privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=3)
-    for _ in range(3):
-        context.query().count().laplace().release()
-    with pytest.raises(ValueError, match="exhausted"):
-        context.query().count().laplace().release()
 
 
 # --------------------------------------------------------------------------------------------

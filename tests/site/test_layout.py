@@ -1,7 +1,7 @@
 """The tests are arranged by what they test, so a contributor knows where a test goes.
 
 * ``tests/chapters/test_<topic>.py``: one per chapter ``chapters/<topic>.ipynb`` (hyphens become
-  underscores); a page of the book that is not a notebook (``notation.md``) may have one too;
+  underscores), "Going deeper" section pages included; a page of the book that is not a notebook (``notation.md``) may have one too;
 * ``tests/package/test_<module>.py``: only for a module of ``chapters/dpcourse/``, or
   ``test_helpers.py`` for the facade that re-exports them;
 * ``tests/assignments/``: the instructor edition (``assignments/``): its grading library, every
@@ -34,7 +34,10 @@ def _test_name(stem: str) -> str:
 def test_every_chapter_has_its_test_file_and_every_chapter_test_names_a_page():
     assert {_test_name(nb.stem) for nb in CHAPTER_NOTEBOOKS} <= _test_files("chapters")
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    pages = [toc["root"]] + [entry["file"] for part in toc["parts"] for entry in part["chapters"]]
+    chapters = [entry for part in toc["parts"] for entry in part["chapters"]]
+    # a "Going deeper" section page is a notebook too, with its own test file
+    pages = [toc["root"]] + [entry["file"] for entry in chapters] + [
+        section["file"] for entry in chapters for section in entry.get("sections", [])]
     allowed = {_test_name(Path(page).name) for page in pages}
     assert _test_files("chapters") <= allowed, sorted(_test_files("chapters") - allowed)
 
