@@ -280,7 +280,7 @@ def reading_time_sentence(time: ReadingTime, deeper: list[ReadingTime] | None = 
     counts = f"{time.words:,} words and {time.code_lines} lines of code"
     if section:
         return (f"Reading time: about {time.minutes} minutes ({counts}). Going deeper is "
-                "optional: the chapter's core needs none of it.")
+                "optional: the core of the chapter needs none of it.")
     deeper = deeper or []
     more = (f"going deeper: about {sum(t.minutes for t in deeper)} minutes more, in "
             f"{len(deeper)} optional section{'s' if len(deeper) != 1 else ''}"

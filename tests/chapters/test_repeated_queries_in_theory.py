@@ -32,6 +32,8 @@ def test_glued_normal_approximation_and_budget_spent_at_once():
     # Lap(b) has sd sqrt(2) b: the mean of 5 answers at 0.1, one answer at 0.5
     assert (g["comp_sd_avg5"], g["comp_sd_once"]) == ("6.32", "2.83")
     assert float(g["comp_sd_avg5"]) == round(laplace.std(scale=10) / math.sqrt(5), 2)
+    # the core says one answer at 0.5 "has less than half" the noise of the average
+    assert laplace.std(scale=2) < laplace.std(scale=10) / math.sqrt(5) / 2
 
 
 def test_exercise_repeats_for_ninety_percent():
