@@ -16,6 +16,7 @@ the list only shrinks, and a chapter leaves it when it passes every check here.
 from __future__ import annotations
 
 import ast
+import re
 import json
 import sys
 from pathlib import Path
@@ -135,3 +136,10 @@ def test_the_checks_catch_what_they_look_for(tmp_path):
     path = notebook(("import helpers  # course.zip", ["remove-input"]),
                     ("worst = 3", []), ("print(worst)", []), ("glue('w', worst)", ["remove-input"]))
     assert glue_only_names(path) == [] and wide_lines(path) == []
+
+
+def test_the_syllabus_schedules_every_core_once_in_the_books_order():
+    text = (ROOT / "syllabus.md").read_text(encoding="utf-8")
+    block = text.split("## The core path in eight sessions", 1)[1].split("\n## ", 1)[0]
+    scheduled = re.findall(r"\{doc\}`(chapters/[a-z-]+)`", block)
+    assert scheduled == list(toc_sections(ROOT)), scheduled
