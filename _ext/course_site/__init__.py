@@ -39,6 +39,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_role("reading-total", tables.ReadingTotal())
     app.add_directive("assignment-problems", assignments.AssignmentProblems)
     app.add_transform(tables.ReadingTimeLine)
+    app.connect("html-page-context", tables.next_core_page)
     app.connect("builder-inited", page_weight.restore_originals)
     # after the theme rewrites pygments.css with its light and dark styles (priority 500)
     app.connect("build-finished", _write_course_archive, priority=900)

@@ -13,6 +13,7 @@ Sphinx fills in with the chapter's own heading.
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -318,6 +319,23 @@ class ReadingTotal(SphinxRole):
 
 def is_chapter_notebook(env: Any, docname: str) -> bool:
     return docname.startswith("chapters/") and Path(env.doc2path(docname)).suffix == ".ipynb"
+
+
+def next_core_page(app: Any, pagename: str, templatename: str, context: dict,
+                   doctree: Any) -> None:
+    """On a chapter's page, the "next" button goes to the next chapter's core, not to the
+    chapter's own first going-deeper section (``html-page-context``): following "next" is the
+    core path; the sections are listed on the page and in the sidebar."""
+    chapters = list(toc_sections(Path(app.srcdir)))
+    if pagename not in chapters or pagename == chapters[-1]:
+        return
+    following = chapters[chapters.index(pagename) + 1]
+    numbers = app.env.toc_secnumbers.get(following, {}).get("", ())
+    number = (f'<span class="section-number">{".".join(map(str, numbers))}. </span>'
+              if numbers else "")
+    title = html.escape(app.env.titles[following].astext())
+    context["next"] = {"link": app.builder.get_relative_uri(pagename, following),
+                       "title": number + title}
 
 
 class ReadingTimeLine(SphinxTransform):

@@ -187,3 +187,16 @@ def test_every_figure_has_alt_text():
             if alt is None or len(alt.group(1).strip()) < 5:
                 missing.append(f"{page.relative_to(SITE)}: {img[:120]}")
     assert missing == [], "\n".join(missing[:20])
+
+
+def test_next_on_a_chapter_page_is_the_next_chapters_core():
+    """Following "next" is the core path: a chapter's going-deeper sections are listed on its
+    page, and the button skips them; the last section's "next" is the next chapter too."""
+    chapters = list(toc_sections(SITE.parent.parent))
+    for here, following in zip(chapters, chapters[1:]):
+        page = (SITE / f"{here}.html").read_text(encoding="utf-8")
+        link = re.search(r'<a class="right-next"\s+href="([^"]+)"', page)
+        assert link and link.group(1) == f"{following.split('/')[-1]}.html", here
+        title = re.search(r'<a class="right-next".*?<p class="prev-next-title">(.*?)</p>', page,
+                          flags=re.S).group(1)
+        assert re.match(r'<span class="section-number">\d+\. </span>\S', title), title
