@@ -3,6 +3,9 @@
 Numbers typed from published sources are checked against the sentences quoted from those sources
 (the abstracts of the cited reports, kept here), and every computed number is recomputed: the
 Census conversions, RAPPOR's bound by enumerating Bloom filters, the worked release's accounting.
+The chapter's two going-deeper sections are tested here too: "census-2020-accounting" (the
+second file and the whole release) and "deployment-budgets-compared" (RAPPOR, the deployments
+table).
 """
 
 from __future__ import annotations
@@ -18,9 +21,14 @@ import pytest
 from scipy import stats
 
 import helpers
-from conftest import chapter_fixtures
+from conftest import chapter_fixtures, glued
+from notebook_code import notebook_namespace
 
-CHAPTER = Path(__file__).resolve().parents[2] / "chapters" / "dp-in-the-wild.ipynb"
+CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
+CHAPTER = CHAPTERS / "dp-in-the-wild.ipynb"
+#: the going-deeper sections, whose prose quotes the same sources
+SECTIONS = [CHAPTERS / f"{name}.ipynb"
+            for name in ("census-2020-accounting", "deployment-budgets-compared")]
 
 #: Sentences from the primary sources (abstracts), the text the chapter quotes and cites.
 SOURCES = {
@@ -47,13 +55,27 @@ SOURCES = {
 }
 
 
-NAMES = ["rappor_longitudinal_epsilon", "deployments", "table", "rho_persons"]
+NAMES = ["table", "rho_persons"]
 
 ch, g = chapter_fixtures("dp-in-the-wild", NAMES)
 
 
+@pytest.fixture(scope="module")
+def census():
+    """Every value glued on the section census-2020-accounting."""
+    return glued("census-2020-accounting")
+
+
+@pytest.fixture(scope="module")
+def deploy():
+    """The code of the section deployment-budgets-compared."""
+    return notebook_namespace("deployment-budgets-compared",
+                              ["rappor_longitudinal_epsilon", "deployments"])
+
+
 def _markdown() -> str:
-    cells = json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
+    cells = [c for path in [CHAPTER, *SECTIONS]
+             for c in json.loads(path.read_text(encoding="utf-8"))["cells"]]
     return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
 
 
@@ -89,10 +111,10 @@ DEPLOYMENT_SOURCES = {
 SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 
 
-def test_deployment_table_matches_the_sources(ch):
+def test_deployment_table_matches_the_sources(deploy):
     """Every deployment but the Census (checked against its configuration below) has the ε and δ
     its source states; a row without a source fails."""
-    table = ch["deployments"]
+    table = deploy["deployments"]
     assert set(table.index[~table.index.str.startswith("2020 Census")]) == set(DEPLOYMENT_SOURCES)
     for deployment, (key, epsilon_phrase, delta_phrase) in DEPLOYMENT_SOURCES.items():
         epsilon = float(re.search(epsilon_phrase, SOURCES[key]).group(1))
@@ -102,18 +124,21 @@ def test_deployment_table_matches_the_sources(ch):
         assert float(table.loc[deployment, "delta"]) == delta, deployment
 
 
-def test_census_numbers(ch, g):
+def test_census_numbers(ch, g, census):
     rho = (542 / 339) ** 2  # person_default.ini: global_scale = 339/542, rho = 1/global_scale^2
     assert ch["rho_persons"] == pytest.approx(rho, rel=1e-15)
     alphas = np.linspace(1.0001, 100, 2_000_000)
     improved = np.min(rho * alphas + np.log1p(-1 / alphas) - (math.log(1e-10) + np.log(alphas)) / (alphas - 1))
     assert float(g["wild_census_eps"]) == pytest.approx(improved, abs=0.006)
-    assert g["wild_ex_simple"] == f"{rho + 2 * math.sqrt(rho * math.log(1e10)):.2f}"
+    assert census["wild_ex_simple"] == f"{rho + 2 * math.sqrt(rho * math.log(1e10)):.2f}"
     assert g["wild_census_balanced"] == f"{stats.norm.cdf(math.sqrt(2 * rho) / 2):.0%}"
-    assert float(g["wild_ex_1e6"]) < float(g["wild_ex_improved"]) < float(g["wild_ex_simple"])
+    assert census["wild_ex_improved"] == g["wild_census_eps"]  # the section converts the same ρ
+    assert (float(census["wild_ex_1e6"]) < float(census["wild_ex_improved"])
+            < float(census["wild_ex_simple"]))
 
 
-def test_census_housing_units_and_the_whole_release(g):
+def test_census_housing_units_and_the_whole_release(census):
+    g = census
     # the Bureau's certificate for the US housing-units file: global_scale = 12343/3379,
     # rho = 11417641/152349649, epsilon = 1455307/588081 (about 2.47) at delta = 1e-10
     units, persons = (3379 / 12343) ** 2, (542 / 339) ** 2
@@ -133,7 +158,8 @@ def test_census_housing_units_and_the_whole_release(g):
     assert float(g["wild_census_release_once"]) < float(g["wild_census_release_added"])
 
 
-def test_rappor_bound_by_enumeration(ch):
+def test_rappor_bound_by_enumeration(deploy):
+    ch = deploy
     # all pairs of Bloom filters of m bits that differ in at most 2h positions: the largest
     # likelihood ratio of the permanent response, over every possible observed report
     m = 6
@@ -192,3 +218,19 @@ def test_noise_sd_is_the_discrete_laplace_sd(g, key, scale):
     assert float(g[key]) == round(sd, decimals)
     if scale == 1:  # where the continuous formula's sqrt(2) = 1.41 would be visibly wrong
         assert float(g[key]) != round(math.sqrt(2), decimals)
+
+
+def test_deployment_table_census_rows_are_the_glued_conversions(g, census, deploy):
+    """The section's table recomputes the Census budgets: its rows are the numbers the core and
+    the census section state."""
+    table = deploy["deployments"]["epsilon"]
+    assert table["2020 Census, persons (redistricting)"] == float(g["wild_census_eps"])
+    assert table["2020 Census, housing units (redistricting)"] == float(
+        census["wild_census_units_eps"])
+    assert table["2020 Census, both files (rho's added)"] == float(
+        census["wild_census_release_once"])
+
+
+def test_rappor_glue_is_4_ln_3():
+    # h = 2, f = 0.5: each of 2h = 4 differing bits has ratio (3/4) / (1/4) = 3
+    assert glued("deployment-budgets-compared")["wild_rappor_2_05"] == f"{4 * math.log(3):.2f}"
