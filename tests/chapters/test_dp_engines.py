@@ -190,6 +190,44 @@ def test_glued_numbers(adult):
     assert g["engines_ex_l10"] == 21                                     # (22/21)^2 < 1.1
 
 
+def _stored_text(cell_id: str) -> str:
+    """The text/plain output stored for one cell of the chapter."""
+    import json
+    from pathlib import Path
+    nb = json.loads((Path(__file__).resolve().parents[2] / "chapters" / "dp-engines.ipynb")
+                    .read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if c.get("id") == cell_id)
+    return "".join("".join(o["data"]["text/plain"]) for o in cell["outputs"]
+                   if "text/plain" in o.get("data", {}))
+
+
+def test_selection_table_charges_opendp_the_counts_share_of_epsilon(ch):
+    """OpenDP thresholds the count's own noise, so selection costs the count's share of
+    epsilon, sensitivity / scale = epsilon / 2, not the whole epsilon (issue 37, finding 9).
+    The scale comes from OpenDP's summarize on a small table, the share from the bounds."""
+    people = 300
+    data = pl.LazyFrame({"person_id": range(people), "merchant": range(people),
+                         "amount": [1] * people})
+    query = ch["opendp_query"](data, "merchant", epsilon=1.0, delta=1e-6, max_rows=1)
+    scale = float(query.summarize()["scale"][0])
+    keys = ch["MAX_GROUPS"] + 1                       # defect 1: calibrated for l + 1 keys
+    assert keys / scale == pytest.approx(ch["EPSILON"] / 2)
+    g = glued("dp-engines")
+    assert float(g["engines_opendp_selection_eps"]) == pytest.approx(keys / scale)
+    opendp_row = next(line for line in _stored_text("908a3b4d").splitlines()
+                      if line.startswith("OpenDP"))
+    assert float(opendp_row.split(")")[1].split()[0]) == pytest.approx(ch["EPSILON"] / 2)
+    # PipelineDP's own step: the epsilon its explain report gives the selection
+    import pipeline_dp
+    rows = [(person, person % 10, 1) for person in range(100)]
+    _, report = ch["pipelinedp_release"](rows, pipeline_dp.LocalBackend(), epsilon=1.0,
+                                         delta=1e-6, max_rows=1)
+    step = re.search(r"Thresholding.*?epsilon=([\d.]+)", report.text(), re.S)
+    pipeline_row = next(line for line in _stored_text("908a3b4d").splitlines()
+                        if line.startswith("PipelineDP"))
+    assert float(pipeline_row.split(")")[1].split()[0]) == round(float(step.group(1)), 2)
+
+
 def test_scale_report_covers_every_engine_and_size():
     import json
     from pathlib import Path
