@@ -186,7 +186,10 @@ def test_glued_numbers(adult):
     assert g["engines_opendp_ratio"] == "2"
     tau = 1 + 3 * math.log(1 / (2 * 1e-6))                               # Wilson et al. 2020
     assert g["engines_pipeline_threshold"] == f"{tau:.2f}"
-    assert abs(g["engines_opendp_threshold"] - (1 + 4 * math.log(2 / (2 * 1e-6)))) < 1
+    # published when 1 + Z > t: the smallest t with 2 P(Z >= t) <= delta, for scale 4
+    exact = next(t for t in range(1, 1000) if 2 * _dlaplace_at_least(t, 4.0) <= 1e-6)
+    assert g["engines_opendp_threshold"] == exact == 56
+    assert g["engines_opendp_formula"] == f"{1 + 4 * math.log(2 / (2 * 1e-6)):.2f}"
     assert g["engines_ex_l10"] == 21                                     # (22/21)^2 < 1.1
 
 
@@ -242,3 +245,81 @@ def test_scale_report_covers_every_engine_and_size():
     assert all("startup_s" in r for r in report["runs"] if r["engine"].startswith("spark"))
     assert all(r["startup_s"] + r["release_s"] < r["wall_s"]
                for r in report["runs"] if r["engine"].startswith("spark"))
+
+
+# ----------------------------------------------------------------------------------------------
+# Thresholds: OpenDP's Polars path publishes only counts strictly above its threshold; the
+# lower-level make_laplace_threshold publishes at equality but declares delta as if it did not
+# (OpenDP issue 2922). A release over DRAWS keys, each held by one person with one row, gives
+# DRAWS independent draws of "is a key of one person published". The measured rate is compared
+# with both candidates in binomial standard errors: within 6 of the right one and more than 12
+# from the off-by-one one (they lie more than 20 apart here), so each check fails with
+# probability below 1e-8 when the engine behaves as stated, and always on an off-by-one.
+# Reference tails from scipy's discrete Laplace, independent of the chapter's `tail`.
+# ----------------------------------------------------------------------------------------------
+
+DRAWS = 100_000
+
+
+def _dlaplace_at_least(k: int, scale: float) -> float:
+    """P(Z >= k) for scipy's discrete Laplace with parameter 1 / scale."""
+    return float(stats.dlaplace(1 / scale).sf(k - 1))
+
+
+def _z(published: int, p: float) -> float:
+    return abs(published / DRAWS - p) / math.sqrt(p * (1 - p) / DRAWS)
+
+
+def test_opendp_polars_publishes_only_counts_strictly_above_the_threshold(ch):
+    """Would have caught the chapter's claim that a key is published if its noisy count
+    "reaches" the threshold (issue 37, finding 4)."""
+    import logging
+    data = pl.LazyFrame({"person_id": range(DRAWS), "merchant": range(DRAWS),
+                         "amount": [1] * DRAWS})
+    logging.getLogger("opendp.context").setLevel(logging.ERROR)
+    query = ch["opendp_query"](data, "merchant", epsilon=2.0, delta=0.05, max_rows=1)
+    summary = query.summarize()
+    logging.getLogger("opendp.context").setLevel(logging.NOTSET)
+    scale, t = float(summary["scale"][0]), int(summary["threshold"][0])
+    assert (scale, t) == (pytest.approx(2.0), 7)
+    # the threshold is the smallest integer with 2 * P(Z >= t) <= delta (two keys: defect 1)
+    assert 2 * _dlaplace_at_least(t, scale) <= 0.05 < 2 * _dlaplace_at_least(t - 1, scale)
+    counts = query.release().collect()["len"]
+    assert counts.min() > t                             # never at equality
+    right, wrong = _dlaplace_at_least(t, scale), _dlaplace_at_least(t - 1, scale)
+    assert _z(len(counts), right) < 6
+    assert _z(len(counts), wrong) > 12
+    # and the chapter says so
+    text = "".join(_markdown("5c30f0c2"))
+    assert "strictly above the `threshold`" in text
+    assert "reaches the `threshold`" not in text
+
+
+def test_defect_opendp_make_laplace_threshold_understates_delta(ch):
+    """OpenDP issue 2922: publishes a count equal to the threshold, charges delta for
+    P(Z >= threshold) only."""
+    import opendp.prelude as dp
+    scale, t = 1.0, 3
+    meas = dp.m.make_laplace_threshold(
+        dp.map_domain(dp.atom_domain(T=str), dp.atom_domain(T=int)),
+        dp.l01inf_distance(dp.absolute_distance(T=int)), scale=scale, threshold=t)
+    declared = meas.map((1, 1, 1))[1]
+    released = meas({f"key{i}": 1 for i in range(DRAWS)})
+    right, claimed = _dlaplace_at_least(t - 1, scale), _dlaplace_at_least(t, scale)
+    assert declared == pytest.approx(claimed, rel=1e-9)
+    assert min(released.values()) == t, FIXED          # published at equality
+    assert _z(len(released), right) < 6
+    assert _z(len(released), declared) > 12, FIXED     # the declared delta is too small
+    g = glued("dp-engines")
+    assert g["engines_low_delta"] == f"{claimed:.4f}"
+    assert g["engines_low_true"] == f"{right:.4f}"
+    assert g["engines_rule_t"] == 7 and g["engines_rate_draws"] == f"{DRAWS:,}"
+    assert int(g["engines_rate_gap"]) >= 20
+
+
+def _markdown(cell_id: str) -> list[str]:
+    import json
+    from pathlib import Path
+    nb = json.loads((Path(__file__).resolve().parents[2] / "chapters" / "dp-engines.ipynb")
+                    .read_text(encoding="utf-8"))
+    return next(c["source"] for c in nb["cells"] if c.get("id") == cell_id)
