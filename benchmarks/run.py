@@ -354,6 +354,10 @@ def main() -> None:
     else:
         print("scale (benchmarks/scale.py) ...", flush=True)
         results["scale"] = scale.measure()
+        last = previous.get("scale") or {}
+        if last:  # the last measurement's runs, for comparison (not its own previous)
+            results["scale"]["previous"] = {k: last[k] for k in ("measured_at", "cpu_count",
+                                                                 "runs") if k in last}
     results["mutation"] = previous.get("mutation")  # measured by `make mutation`, not here
     write_report(results)
 

@@ -1,4 +1,4 @@
-"""The scale benchmark of Part VI: one user-level release at 10^5, 10^6 and 10^7 rows.
+"""The scale benchmark of Part VI: one user-level release at 10^5 to 10^7 rows.
 
 The release is the one of ``chapters/dp-engines.ipynb``: a count and a sum of ``amount`` per
 education level (16 public keys), each person bounded to ``MAX_GROUPS`` key(s) and ``MAX_ROWS``
@@ -17,6 +17,14 @@ of the JVM. The child reports the parts it timed itself (Spark's start-up, the r
 parent samples the summed resident memory of the child's whole process tree (Python driver,
 JVM, Python workers) every 0.1 s with psutil, because ``getrusage``'s maximum RSS counts only the
 largest single process and misses the JVM.
+
+Spark runs also record what Spark itself measured, from its event log
+(``spark.eventLog.enabled``, set through ``PYSPARK_SUBMIT_ARGS`` so that the chapter's
+``start_spark`` runs unchanged): per stage, the tasks' run time, the JVM's garbage-collection time,
+the bytes spilled from memory and to disk (by the JVM and by the Python workers, which report
+their spills to the task), and the shuffle written; and the executor's peak JVM heap. The child's
+process tree also reports its CPU seconds, so that a run slowed by other jobs on the machine shows
+it (CPU seconds well below ``cores`` x wall).
 
 Run it alone with ``python benchmarks/scale.py`` (it writes the ``scale`` entry of
 ``benchmarks/report.json`` and re-writes ``benchmarks/report.md``); ``benchmarks/run.py`` calls
@@ -37,7 +45,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = ROOT / "_build" / "scale"
 REPORT = ROOT / "benchmarks" / "report.json"
-SIZES = (10**5, 10**6, 10**7)
+EVENT_LOG_DIR = DATA_DIR / "spark-events"
+SIZES = (10**5, 10**6, 2 * 10**6, 5 * 10**6, 10**7)
 ENGINES = ("numpy", "opendp", "spark", "spark-dataframe")
 #: Engines measured only at the smaller sizes (with the reason in the report).
 SMALL_ONLY = {"spark-dataframe": 10**5}
@@ -91,6 +100,7 @@ def child(engine: str, rows: int) -> dict[str, float]:
         spark = ns["start_spark"](2)
         spark.range(1).count()                                  # the JVM and one task are up
         timings["startup_s"] = time.perf_counter() - start
+        app_id = spark.sparkContext.applicationId
         start = time.perf_counter()
         if engine == "spark":
             released, _ = ns["spark_release"](spark, path)
@@ -106,22 +116,78 @@ def child(engine: str, rows: int) -> dict[str, float]:
                      .build_query())
             released = query.run_query(dataframes.Budget(ns["EPSILON"], 0.0)).collect()
         timings["release_s"] = time.perf_counter() - start
-        spark.stop()
+        spark.stop()                                  # closes the event log
         assert len(released) == 16
+        timings["spark_metrics"] = spark_metrics(EVENT_LOG_DIR / app_id)
     else:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     return timings
 
 
+def spark_metrics(log: Path) -> dict[str, object]:
+    """What Spark measured, from one application's event log (JSON lines).
+
+    Per stage (in order of completion): its name, number of tasks, duration, and the sums over
+    its tasks of run time, JVM garbage-collection time, bytes spilled from memory and to disk
+    (``memoryBytesSpilled``, ``diskBytesSpilled``: the same task metrics as the REST API's
+    ``/stages``), and shuffle bytes written. Totals over all stages, and the largest JVM heap
+    and the garbage-collection counts the executor reported."""
+    stages: dict[tuple[int, int], dict[str, object]] = {}
+    peak_heap = 0
+    gc: dict[str, int] = {}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        event = json.loads(line)
+        kind = event.get("Event")
+        if kind == "SparkListenerTaskEnd" and event.get("Task Metrics"):
+            m = event["Task Metrics"]
+            key = (event["Stage ID"], event["Stage Attempt ID"])
+            stage = stages.setdefault(key, {"tasks_s": 0.0, "gc_s": 0.0, "memory_spilled_mib": 0.0,
+                                            "disk_spilled_mib": 0.0, "shuffle_written_mib": 0.0})
+            stage["tasks_s"] += m["Executor Run Time"] / 1000
+            stage["gc_s"] += m["JVM GC Time"] / 1000
+            stage["memory_spilled_mib"] += m["Memory Bytes Spilled"] / 2**20
+            stage["disk_spilled_mib"] += m["Disk Bytes Spilled"] / 2**20
+            stage["shuffle_written_mib"] += (m.get("Shuffle Write Metrics", {})
+                                             .get("Shuffle Bytes Written", 0) / 2**20)
+        elif kind == "SparkListenerStageCompleted":
+            info = event["Stage Info"]
+            stage = stages.setdefault((info["Stage ID"], info["Stage Attempt ID"]), {})
+            stage.update({"stage": info["Stage ID"], "name": info["Stage Name"],
+                          "num_tasks": info["Number of Tasks"],
+                          "duration_s": (info["Completion Time"] - info["Submission Time"]) / 1000})
+        elif kind in ("SparkListenerStageExecutorMetrics", "SparkListenerExecutorMetricsUpdate"):
+            metrics = event.get("Executor Metrics") or {}
+            peak_heap = max(peak_heap, metrics.get("JVMHeapMemory", 0))
+            for name in ("MinorGCCount", "MinorGCTime", "MajorGCCount", "MajorGCTime"):
+                gc[name] = max(gc.get(name, 0), metrics.get(name, 0))
+    done = [s for s in stages.values() if "duration_s" in s]
+    total = {name: sum(s.get(name, 0.0) for s in done)
+             for name in ("tasks_s", "gc_s", "memory_spilled_mib", "disk_spilled_mib",
+                          "shuffle_written_mib")}
+    return {"stages": done, **total, "peak_jvm_heap_mib": peak_heap / 2**20,
+            "executor_gc": gc}
+
+
 def run(engine: str, rows: int) -> dict[str, object]:
-    """One run in a fresh process: wall time, the child's own timings, peak memory."""
+    """One run in a fresh process: wall time, the child's own timings, peak memory, CPU time."""
     import psutil
     data_path(rows)                                   # not timed
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", PYTHONHASHSEED="0")
+    if engine.startswith("spark"):
+        EVENT_LOG_DIR.mkdir(parents=True, exist_ok=True)
+        env["PYSPARK_SUBMIT_ARGS"] = " ".join([
+            "--conf spark.eventLog.enabled=true",
+            f"--conf spark.eventLog.dir={EVENT_LOG_DIR.as_uri()}",
+            "--conf spark.eventLog.logStageExecutorMetrics=true",
+            "--conf spark.eventLog.rolling.enabled=false",      # one plain JSON-lines file
+            "--conf spark.eventLog.compress=false",
+            "pyspark-shell"])
     start = time.perf_counter()
     proc = psutil.Popen([sys.executable, __file__, "--child", engine, str(rows)],
                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     peak = 0
+    cpu: dict[int, float] = {}                       # last CPU seconds seen, per process
+    loads = []
     while proc.poll() is None:
         try:
             tree = [proc] + proc.children(recursive=True)
@@ -129,18 +195,23 @@ def run(engine: str, rows: int) -> dict[str, object]:
             for p in tree:
                 try:
                     rss += p.memory_info().rss
+                    times = p.cpu_times()
+                    cpu[p.pid] = times.user + times.system
                 except psutil.Error:
                     pass
             peak = max(peak, rss)
         except psutil.Error:
             pass
+        loads.append(os.getloadavg()[0])
         time.sleep(0.1)
     wall = time.perf_counter() - start
     out = proc.stdout.read()
     if proc.returncode != 0:
         raise RuntimeError(f"{engine} at {rows} rows failed (exit {proc.returncode})")
     result: dict[str, object] = {"engine": engine, "rows": rows, "wall_s": wall,
-                                 "peak_tree_mib": peak / 2**20}
+                                 "peak_tree_mib": peak / 2**20,
+                                 "tree_cpu_s": sum(cpu.values()),
+                                 "load_max": max(loads, default=os.getloadavg()[0])}
     result.update(json.loads(out.strip().splitlines()[-1]))
     return result
 
@@ -175,11 +246,17 @@ def measure(save=None, done: list[dict] | None = None) -> dict[str, object]:
         result["load_before"] = load
         runs.append(result)
         print(f"    {json.dumps(result)}", flush=True)
+        scale["local_slopes"] = {}
         for name in ENGINES:
-            mine = [r for r in runs if r["engine"] == name]
+            mine = sorted((r for r in runs if r["engine"] == name), key=lambda r: r["rows"])
             if len(mine) >= 2:
                 scale["release_slopes"][name] = slope([r["rows"] for r in mine],
                                                       [r["release_s"] for r in mine])
+                # between consecutive sizes: where the growth changes regime
+                scale["local_slopes"][name] = [
+                    [a["rows"], b["rows"], slope([a["rows"], b["rows"]],
+                                                 [a["release_s"], b["release_s"]])]
+                    for a, b in zip(mine, mine[1:])]
         scale["measured_at"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         if save is not None:
             save(scale)
@@ -205,8 +282,25 @@ def markdown(scale: dict) -> list[str]:
         lines.append(f"| {r['engine']} | {r['rows']:,} | {r['wall_s']:.1f} | {startup} | "
                      f"{r['release_s']:.2f} | {r['peak_tree_mib']:.0f} | "
                      f"{r['load_before']:.1f} |")
-    lines += ["", "Slope of log(release time) against log(rows): " + ", ".join(
+    lines += ["", "Slope of log(release time) against log(rows), all sizes: " + ", ".join(
         f"{engine} {s:.2f}" for engine, s in scale["release_slopes"].items()) + "."]
+    if scale.get("local_slopes"):
+        lines += ["", "Between consecutive sizes: " + "; ".join(
+            f"{engine} " + ", ".join(f"{a:.0e}→{b:.0e} {s:.2f}" for a, b, s in steps)
+            for engine, steps in scale["local_slopes"].items()) + "."]
+    spark = [r for r in scale["runs"] if "spark_metrics" in r]
+    if spark:
+        lines += ["", "What Spark measured (its event log; sums over tasks), and the CPU seconds "
+                  "of the whole process tree:", "",
+                  "| engine | rows | CPU (s) | tasks (s) | JVM GC (s) | spilled, memory (MiB) | "
+                  "spilled, disk (MiB) | shuffle written (MiB) | peak JVM heap (MiB) |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in spark:
+            m = r["spark_metrics"]
+            lines.append(f"| {r['engine']} | {r['rows']:,} | {r['tree_cpu_s']:.0f} | "
+                         f"{m['tasks_s']:.0f} | {m['gc_s']:.1f} | "
+                         f"{m['memory_spilled_mib']:.0f} | {m['disk_spilled_mib']:.0f} | "
+                         f"{m['shuffle_written_mib']:.0f} | {m['peak_jvm_heap_mib']:.0f} |")
     polars = [r for r in scale["runs"] if r["engine"] == "opendp" and r["rows"] == max(SIZES)]
     if polars:
         met = "met" if polars[0]["wall_s"] <= POLARS_TARGET_S else "**MISSED**"
@@ -224,6 +318,9 @@ def main() -> None:
                         help="run one release in this process (used by the parent)")
     parser.add_argument("--resume", action="store_true",
                         help="keep the runs of the report's scale entry and measure the rest")
+    parser.add_argument("--unfinished", metavar="TEXT",
+                        help="record in the report's scale entry which runs did not finish and "
+                             "why (e.g. stopped for lack of time), measure nothing")
     args = parser.parse_args()
     if args.child:
         print(json.dumps(child(args.child[0], int(args.child[1]))))
@@ -231,13 +328,22 @@ def main() -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import run as benchmark_run
     results = json.loads(REPORT.read_text(encoding="utf-8"))
+    last = results.get("scale") or {}
+    # a new measurement keeps the last one's runs (not its own previous) for comparison
+    previous = (last.get("previous") if args.resume or args.unfinished else
+                {k: last[k] for k in ("measured_at", "cpu_count", "runs") if k in last})
 
     def save(scale: dict) -> None:
+        if previous:
+            scale["previous"] = previous
         results["scale"] = scale
         REPORT.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         (ROOT / "benchmarks" / "report.md").write_text(benchmark_run.markdown(results),
                                                       encoding="utf-8")
 
+    if args.unfinished:
+        save(dict(results["scale"], unfinished=args.unfinished))
+        return
     done = results.get("scale", {}).get("runs", []) if args.resume else []
     measure(save, done)
 
