@@ -1,4 +1,5 @@
-"""Tests for the continual-release chapter.
+"""Tests for the continual-release chapter and its going-deeper sections
+"tree-least-squares-and-factorisation", "binary-tree-horizon" and "user-level-streams".
 
 The chapter's variances come from matrices it builds; these tests recompute them independently:
 the binary mechanism run as an online algorithm (Chan, Shi & Song's p-sums) and differentiated
@@ -16,12 +17,34 @@ import numpy as np
 import pytest
 from scipy.special import comb
 
-from conftest import CHAPTERS, chapter_fixtures
+from conftest import CHAPTERS, chapter_fixtures, glued
+from notebook_code import notebook_namespace
 
-NAMES = ["dyadic_blocks", "prefix_blocks", "tree_matrices", "online_least_squares"]
-
+NAMES = ["dyadic_blocks", "prefix_blocks", "tree_matrices"]
+SECTIONS = ["tree-least-squares-and-factorisation", "binary-tree-horizon", "user-level-streams"]
 
 ch, g = chapter_fixtures("continual-release", NAMES)
+
+
+# the going-deeper pages: least squares is defined on the first; each page glues its own numbers
+@pytest.fixture(scope="module")
+def ls_ch():
+    return notebook_namespace("tree-least-squares-and-factorisation", ["online_least_squares"])
+
+
+@pytest.fixture(scope="module")
+def g_ls():
+    return glued("tree-least-squares-and-factorisation")
+
+
+@pytest.fixture(scope="module")
+def g_horizon():
+    return glued("binary-tree-horizon")
+
+
+@pytest.fixture(scope="module")
+def g_user():
+    return glued("user-level-streams")
 
 
 def binary_mechanism_releases(x, z):
@@ -78,9 +101,9 @@ def test_popcount_facts(g):
 
 
 @pytest.mark.parametrize("T", [5, 12, 64])
-def test_least_squares_matches_a_dense_lstsq(ch, T):
+def test_least_squares_matches_a_dense_lstsq(ch, ls_ch, T):
     blocks, A, B = ch["tree_matrices"](T)
-    online = ch["online_least_squares"](A, blocks, T)
+    online = ls_ch["online_least_squares"](A, blocks, T)
     rng = np.random.default_rng(T)
     y = A @ rng.poisson(3, T) + rng.normal(size=len(blocks))
     last_day = np.array([last for _, last in blocks])
@@ -96,8 +119,14 @@ def test_least_squares_matches_a_dense_lstsq(ch, T):
     assert np.all((online**2).sum(axis=1) <= (B**2).sum(axis=1) + 1e-12)
 
 
-def test_figure_b_numbers_match_the_specification(g):
+def test_figure_b_numbers_match_the_specification(g, g_ls):
     # the specification of Part VI, prototype figure (b): T = 365, eps = 1, rho = 1/2
+    # (least squares and the square root are on their going-deeper page, which agrees with the core)
+    assert g_ls["cr_tls_tree_laplace_mean"] == g["cr_tree_laplace_mean"]
+    assert g_ls["cr_tls_inc_laplace_mean"] == g["cr_inc_laplace_mean"]
+    assert float(g_ls["cr_ls_laplace_mean"].replace(",", "")) < float(g["cr_tree_laplace_mean"])
+    assert float(g_ls["cr_lsoff_laplace_mean"].replace(",", "")) < float(g["cr_inc_laplace_mean"])
+    g = {**g, **g_ls}
     assert g["cr_split_laplace_mean"] == "266,450.0"
     assert g["cr_inc_laplace_mean"] == "366.0" and g["cr_inc_laplace_last"] == "730.0"
     assert g["cr_tree_laplace_mean"] == "661.8" and g["cr_tree_laplace_last"] == "972.0"
@@ -120,13 +149,18 @@ def test_closed_form_variances():
     assert gauss_sqrt.mean() == pytest.approx(7.7, abs=0.05)
 
 
-def test_horizon_ratios_and_crossover(g):
+def test_horizon_ratios_and_crossover(g, g_horizon):
     def ratio(T, gaussian=False):
         L = T.bit_length()
         pop = np.mean([bin(t).count("1") for t in range(1, T + 1)])
         tree = (L if gaussian else 2 * L**2) * pop
         return tree / ((T + 1) / 2 if gaussian else T + 1)
 
+    # the core glues the ratio at 365 and the crossover too (from the same closed forms)
+    assert g["cr_ratio_lap_365"] == g_horizon["cr_ratio_lap_365"]
+    assert g["cr_ratio_gauss_365"] == g_horizon["cr_ratio_gauss_365"] == f"{ratio(365, True):.2f}"
+    assert g["cr_crossover_laplace"] == g_horizon["cr_crossover_laplace"] == "1,193"
+    g = g_horizon
     for T, want in [(256, "2.52"), (365, "1.81"), (1_000, "0.99"), (10_000, "0.25")]:
         assert g[f"cr_ratio_lap_{T}"] == f"{ratio(T):.2f}" == want
     crossover = int(g["cr_crossover_laplace"].replace(",", ""))
@@ -141,17 +175,19 @@ def test_exercise_power_of_two_formula(g):
     assert g["cr_ex_formula_256"] == f"{2 * (m + 1) ** 2 * (m / 2 + 2.0**-m):.2f}" == g["cr_ex_matrix_256"]
 
 
-def test_attack_and_simulation(g):
+def test_attack_and_simulation(g, g_ls):
     # averaging 365 releases: the noise sd sqrt(2/365); a threshold at 1/2 errs with tiny probability
     assert g["cr_attack_sd"] == f"{math.sqrt(2 / 365):.3f}"
     assert float(g["cr_attack_accuracy"].rstrip("%")) > 99
     assert float(g["cr_sim_max_z"]) < 4
     assert abs(float(g["cr_sim_tree_lap"]) - 661.76) < 4 * float(g["cr_sim_tree_lap_se"])
+    assert float(g_ls["cr_tls_sim_max_z"]) < 4  # least squares and the square root, simulated
 
 
-def test_user_level_standard_deviations(g):
-    assert g["cr_user_daily_sd"] == f"{365 * math.sqrt(54):,.0f}"
-    assert g["cr_user_week_sd"] == f"{7 * math.sqrt(54):,.0f}"
+def test_user_level_standard_deviations(g, g_user):
+    assert g["cr_tree_gaussian_last"] == "54.0"  # Var(S_365) of the Gaussian tree, in the core
+    assert g_user["cr_user_daily_sd"] == f"{365 * math.sqrt(54):,.0f}"
+    assert g_user["cr_user_week_sd"] == f"{7 * math.sqrt(54):,.0f}"
 
 
 def test_budget_split_exercise_from_the_bits_of_t(g):
@@ -186,10 +222,16 @@ def test_a_day_lies_in_at_most_one_block_per_level(ch, g):
     L = g["cr_levels"]
     assert per_day.max() == L and (per_day[1:257] == L).all() and per_day[257] < L  # "days 1 to 256 in L"
     assert per_day[T] == 1  # "day 365 in one" (a level-0 block)
-    cells = json.loads((CHAPTERS / "continual-release.ipynb").read_text(encoding="utf-8"))["cells"]
-    markdown = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
-    assert "each leaf lies in $L$ blocks" not in markdown and "exactly one block per level" not in markdown
-    assert "at most $L$ blocks (days 1 to 256 in $L$, day 365 in one)" in markdown
+    markdown = {}
+    for stem in ["continual-release", *SECTIONS]:
+        cells = json.loads((CHAPTERS / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+        markdown[stem] = " ".join(" ".join("".join(c["source"]).split())
+                                  for c in cells if c["cell_type"] == "markdown")
+        assert "each leaf lies in $L$ blocks" not in markdown[stem]
+        assert "exactly one block per level" not in markdown[stem]
+    assert "One event lies in at most one block per level" in markdown["continual-release"]
+    # the user-level statement moved with its section
+    assert "at most $L$ blocks (days 1 to 256 in $L$, day 365 in one)" in markdown["user-level-streams"]
 
 
 def test_what_rho_one_half_promises(g):

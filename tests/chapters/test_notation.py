@@ -27,7 +27,8 @@ SINGLE_MEANING = {
     r"\\tau\b": {"unknown-ranges", "user-level-privacy"},                   # quantile level
     r"\\beta\b": {"laplace-mechanism", "unknown-ranges"},                   # failure probability
     r"\\rho\b": {"privacy-accounting", "dp-in-the-wild", "synthetic-data",  # zCDP
-                  "user-level-privacy", "continual-release", "query-workloads"},
+                  "user-level-privacy", "continual-release", "query-workloads",
+                  "tree-least-squares-and-factorisation", "binary-tree-horizon"},
     r"\\kappa\b": {"user-level-privacy", "dp-engines"},                                # threshold
     r"\\mu\b": {"approximate-dp", "privacy-accounting"},                    # Gaussian test
     # a lone q (no subscript, star or partner p): the sampling rate
