@@ -37,7 +37,7 @@ NOT_YET_ON_THE_CORE_PATH = {
     "approximate-dp", "continual-release", "dp-engines",
     "dp-in-practice", "dp-in-the-wild", "k-anonymity", "local-dp",
     "privacy-accounting", "private-machine-learning", "private-selection", "query-workloads",
-    "synthetic-data", "unknown-ranges", "user-level-privacy",
+    "unknown-ranges", "user-level-privacy",
 }
 
 
