@@ -3,6 +3,9 @@
 The generator's budget is checked against OpenDP's conversion and the zCDP rules; the marginals
 against pandas crosstabs over the public domain; the sampler against the model it samples from
 (a chi-square test with a fixed seed); the selection score's sensitivity by adding a person.
+Its "Going deeper" pages are tested here too: ``synthetic-data-utility`` (the evaluation across
+ε, which re-creates the core's generator) and ``synthetic-data-budget-in-opendp`` (the budget at
+a smaller δ, checked with OpenDP).
 """
 
 from __future__ import annotations
@@ -15,13 +18,31 @@ import pytest
 from scipy import stats
 
 import helpers
-from conftest import chapter_fixtures
+from conftest import chapter_fixtures, glued
+from notebook_code import notebook_namespace
 
 NAMES = ["encode", "marginal", "to_probabilities", "mst_lite", "sample", "reproduced_share",
-         "holdout_accuracy", "COLUMNS", "SIZES", "real_train", "real_holdout", "train", "perturbed"]
+         "COLUMNS", "SIZES", "real_train", "real_holdout", "train", "perturbed"]
 
 
 ch, g = chapter_fixtures("synthetic-data", NAMES)
+
+
+@pytest.fixture(scope="module")
+def utility():
+    return glued("synthetic-data-utility")
+
+
+@pytest.fixture(scope="module")
+def budget():
+    return glued("synthetic-data-budget-in-opendp")
+
+
+@pytest.fixture(scope="module")
+def utility_ns():
+    return notebook_namespace("synthetic-data-utility",
+                              ["mst_lite", "sample", "holdout_accuracy", "real_train",
+                               "real_holdout", "COLUMNS"])
 
 
 def test_encoding_uses_the_public_domain(ch):
@@ -93,16 +114,20 @@ def test_sampler_follows_the_model(ch):
     assert stats.chisquare(observed[keep], probs[keep] / probs[keep].sum() * observed[keep].sum()).pvalue > 1e-3
 
 
-def test_opendp_conversion_glue(g):
-    assert g["synth_ex_opendp_eps"] == "1.0000"
-    rho_6, rho_9 = float(g["synth_rho_1"]), float(g["synth_ex_rho_9"])
+def test_opendp_conversion_glue(g, budget):
+    assert budget["synth_ex_opendp_eps"] == "1.0000"
+    # the section page recomputes the core's budget; both pages must agree
+    assert budget["synth_budget_rho_6"] == g["synth_rho_1"]
+    rho_6, rho_9 = float(g["synth_rho_1"]), float(budget["synth_ex_rho_9"])
     # the simple conversion rho + 2 sqrt(rho ln(1/delta)) = 1 bounds rho from below
     for rho, delta in [(rho_6, 1e-6), (rho_9, 1e-9)]:
         simple = (math.sqrt(math.log(1 / delta) + 1) - math.sqrt(math.log(1 / delta))) ** 2
         assert simple <= rho < 2 * simple
     assert rho_9 < rho_6
-    assert float(g["synth_ex_sigma_factor"]) == pytest.approx(math.sqrt(rho_6 / rho_9), abs=0.02)
-    assert float(g["synth_ex_eps_round"]) == pytest.approx(math.sqrt(8 * (rho_9 / 3) / 10), abs=2e-3)
+    assert float(budget["synth_ex_sigma_factor"]) == pytest.approx(math.sqrt(rho_6 / rho_9),
+                                                                   abs=0.02)
+    assert budget["synth_ex_rounds"] == 10
+    assert float(budget["synth_ex_eps_round"]) == pytest.approx(math.sqrt(8 * (rho_9 / 3) / 10), abs=2e-3)
 
 
 def test_support_leak_numbers(g, adult):
@@ -138,11 +163,37 @@ def test_reproduced_share_on_a_toy_table(ch):
     assert ch["reproduced_share"](reference, synthetic) == 0.5
 
 
-def test_evaluation_glue(g):
+def test_evaluation_glue(utility):
+    g = utility
     assert float(g["synth_2way_1"]) < float(g["synth_2way_ind_1"])
     assert float(g["synth_2way_01"]) > float(g["synth_2way_1"])
     assert float(g["synth_acc_real"].rstrip("%")) > float(g["synth_acc_majority"].rstrip("%"))
     assert g["synth_income_links"] == "relationship"
+
+
+def test_the_utility_page_re_creates_the_core_generator(ch, utility_ns):
+    # same data, same seed: the section page's copy of the generator and sampler must give the
+    # core's model and rows, or its evaluation would be of another generator
+    core = ch["mst_lite"](ch["real_train"], 1.0, 1e-6, helpers.make_rng(5))
+    copy = utility_ns["mst_lite"](utility_ns["real_train"], 1.0, 1e-6, helpers.make_rng(5))
+    assert (utility_ns["real_train"] == ch["real_train"]).all()
+    assert core["edges"] == copy["edges"]
+    assert all((core["two_way"][e] == copy["two_way"][e]).all() for e in core["edges"])
+    rows = ch["sample"](core, 500, helpers.make_rng(6))
+    assert (rows == utility_ns["sample"](copy, 500, helpers.make_rng(6))).all()
+
+
+def test_holdout_accuracy_against_sklearn_naive_bayes(utility_ns):
+    # an independent reference: scikit-learn's categorical naive Bayes with add-one smoothing,
+    # trained on the same rows and tested on the held-out rows
+    from sklearn.naive_bayes import CategoricalNB
+
+    train, holdout = utility_ns["real_train"], utility_ns["real_holdout"]
+    sizes = [int(train[:, c].max(initial=0)) + 1 for c in range(train.shape[1] - 1)]
+    sizes = [max(s, int(holdout[:, c].max()) + 1) for c, s in enumerate(sizes)]
+    model = CategoricalNB(alpha=1.0, min_categories=sizes).fit(train[:, :-1], train[:, -1])
+    expected = float(np.mean(model.predict(holdout[:, :-1]) == holdout[:, -1]))
+    assert utility_ns["holdout_accuracy"](train) == pytest.approx(expected, abs=2e-3)
 
 
 def test_prose_facts_about_the_perturbing_generator_and_the_support(ch, g, adult):

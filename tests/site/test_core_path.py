@@ -38,7 +38,7 @@ NOT_YET_ON_THE_CORE_PATH = {
     "approximate-dp", "dp-engines",
     "dp-in-practice", "k-anonymity", "local-dp",
     "privacy-accounting", "private-machine-learning", "private-selection", "query-workloads",
-    "synthetic-data", "unknown-ranges", "user-level-privacy",
+    "unknown-ranges", "user-level-privacy",
 }
 
 
