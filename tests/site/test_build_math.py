@@ -233,6 +233,13 @@ def test_amsmath_labels_and_references_render(tmp_path):
 def test_the_font_is_cut_again_only_when_the_characters_change(tmp_path):
     run = _build(tmp_path)
     assert run.returncode == 0, run.stderr
+    # a second page with a formula, which the change below leaves as it is
+    (tmp_path / "src" / "other.md").write_text("---\norphan: true\n---\n# Other\n\n$x^2$\n",
+                                               encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-n", "-q", "-b", "html",
+                          str(tmp_path / "src"), str(tmp_path / "out")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
     cache = tmp_path / "out" / ".doctrees" / "course_math_font"
     first = sorted(cache.glob("*.woff2"))
     assert len(first) == 1
@@ -254,6 +261,9 @@ def test_the_font_is_cut_again_only_when_the_characters_change(tmp_path):
     assert len(second) == 1 and second != first
     served = sorted((tmp_path / "out" / "_static" / "math").glob("course-math.*.woff2"))
     assert [p.name for p in served] == [second[0].name]
+    # the unchanged page was written again: it preloads the new font, not the removed one
+    other = (tmp_path / "out" / "other.html").read_text(encoding="utf-8")
+    assert f'href="_static/math/{second[0].name}"' in other
     from fontTools.ttLib import TTFont
     assert 0x2661 in TTFont(served[0]).getBestCmap()  # ♡
 
