@@ -77,8 +77,11 @@ MATH_CLASSES = "math notranslate nohighlight"
 #: Characters drawn from the math font that are not in any formula's text: the parentheses and
 #: digits of Temml's AMS equation numbers (CSS counters), and the space.
 ALWAYS = "()0123456789 \u00a0"
+#: Characters Temml writes that Latin Modern Math lacks, drawn with the glyph of another:
+#: ``\\bar`` is the overline U+203E, which in LaTeX is the macron accent.
+ALIASES = {"\u203e": "\u00af"}
 #: Bump when the subsetting below changes, so that cached subsets are cut again.
-SUBSET_VERSION = "2"
+SUBSET_VERSION = "3"
 
 
 def temml_dir(app: Sphinx) -> Path:
@@ -235,9 +238,16 @@ def subset_font(chars: set[str], cache: Path) -> Path:
     options.drop_tables += ["FFTM"]  # FontForge's timestamps, which fontTools cannot subset
     options.recalc_timestamp = False  # the same characters give the same bytes
     font = subset.load_font(str(FONT_SOURCE), options)
+    cmap = font.getBestCmap()
+    aliases = {c: ALIASES[c] for c in chars if ord(c) not in cmap and ord(ALIASES.get(c, "\0")) in cmap}
     subsetter = subset.Subsetter(options)
-    subsetter.populate(unicodes=sorted(ord(c) for c in chars))
+    subsetter.populate(unicodes=sorted({ord(c) for c in chars} | {ord(a) for a in aliases.values()}))
     subsetter.subset(font)
+    for table in font["cmap"].tables:
+        if table.isUnicode():
+            for char, alias in aliases.items():
+                if ord(alias) in table.cmap and (ord(char) <= 0xFFFF or table.format == 12):
+                    table.cmap[ord(char)] = table.cmap[ord(alias)]
     names = font["name"]
     for record in list(names.names):
         if record.nameID in (1, 4, 16, 21):
@@ -295,6 +305,13 @@ def render_everything(app: Sphinx, env: BuildEnvironment) -> list[str]:
             chars |= characters(mathml)
     state.characters = chars
     state.font = subset_font(chars, Path(app.doctreedir) / "course_math_font")
+    from fontTools.ttLib import TTFont
+
+    lacking = chars - {chr(c) for c in TTFont(state.font).getBestCmap()}
+    if lacking:  # a browser draws them from another font: say which, and where to add them
+        LOGGER.warning("the math font has no glyph for %s: add an alias to build_math.ALIASES",
+                       ", ".join(f"U+{ord(c):04X}" for c in sorted(lacking)),
+                       type="temml", subtype="font")
     if getattr(env, "course_math_font", None) != state.font.name:
         env.course_math_font = state.font.name
         return sorted(env.found_docs)
