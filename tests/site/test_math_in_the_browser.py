@@ -100,7 +100,8 @@ _FORMULAS = """() => [...document.querySelectorAll('main .math')].map(m => {
           mathml: !!k && k.namespaceURI === 'http://www.w3.org/1998/Math/MathML'
                   && k.getAttribute('display') === (m.tagName === 'DIV' ? 'block' : null),
           alone: others.length === 0,
-          drawn: !!box && box.width > 0 && box.height > 0,
+          // drawn with a size, unless it sits in something closed (a solution's dropdown)
+          drawn: !!box && ((box.width > 0 && box.height > 0) || !k.checkVisibility()),
           font: k ? getComputedStyle(k).fontFamily : null,
           markup: k ? k.outerHTML : m.outerHTML};
 })"""
