@@ -277,8 +277,9 @@ def subset_font(chars: set[str], cache: Path) -> Path:
 def render_everything(app: Sphinx, env: BuildEnvironment) -> list[str]:
     """Every formula of every page rendered, and the math font cut for them (``env-updated``).
 
-    When the font's name changed since the last build, every page is written again (Sphinx
-    writes the returned documents), so that no unchanged page preloads a font that is gone."""
+    When the font's name or the renderer (Temml's version, ``temml-render.js``) changed since
+    the last build, every page is written again (Sphinx writes the returned documents), so that
+    no unchanged page keeps an older rendering or preloads a font that is gone."""
     if app.builder.format != "html":
         return []
     state = _state(app)
@@ -312,8 +313,12 @@ def render_everything(app: Sphinx, env: BuildEnvironment) -> list[str]:
         LOGGER.warning("the math font has no glyph for %s: add an alias to build_math.ALIASES",
                        ", ".join(f"U+{ord(c):04X}" for c in sorted(lacking)),
                        type="temml", subtype="font")
-    if getattr(env, "course_math_font", None) != state.font.name:
-        env.course_math_font = state.font.name
+    folder = temml_dir(app)
+    renderer = hashlib.sha256(RENDER_SCRIPT.read_bytes()
+                              + (folder / "package.json").read_bytes()).hexdigest()
+    made_with = (state.font.name, renderer)
+    if getattr(env, "course_math_made_with", None) != made_with:
+        env.course_math_made_with = made_with
         return sorted(env.found_docs)
     return []
 

@@ -19,6 +19,9 @@ lines.on("line", (line) => {
         strict: true,       // input that is not LaTeX (e.g. accented letters in math) too
         trust: false,
         annotate: false,    // no <semantics>/<annotation> copy of the TeX: fewer elements
+        // inline formulas: one <mrow> per piece that ends in a relation or an operator, the
+        // places where TeX breaks a formula across lines (course.css lets them wrap there)
+        wrap: request.display ? "none" : "tex",
         xml: false,         // HTML pages: no xmlns on <math>
       }),
     };

@@ -306,6 +306,9 @@ def test_phone_width_nothing_is_cut_off(browser, site_url, page):
         p = context.new_page()
         p.goto(f"{site_url}/{page}.html", wait_until="load")
         p.wait_for_load_state("networkidle")
+        # wide-math.js has measured the inline formulas (it runs when the browser is idle)
+        p.wait_for_function("() => !document.querySelector('.bd-content span.math')"
+                            " || document.documentElement.dataset.wideMath === 'measured'")
         assert p.evaluate("() => document.documentElement.scrollWidth") <= 390
         assert _overflow_report(p) == []
     finally:

@@ -9,7 +9,9 @@ MathML only, the subset math font), the site's theme and ``_static/`` (``course.
 * the labelled equation is numbered, its number sits on the formula's line, to its right, and
   the ``{eq}`` reference links to it; the ``align`` rows get their numbers;
 * the formulas take the text's colour in the light and the dark theme;
-* on a 390 px phone, the wide display formula scrolls in its box and the page does not widen.
+* on a 390 px phone, the wide display formula scrolls in its box and the page does not widen;
+  a long inline formula breaks after its relations and operators, and an inline piece that
+  cannot break scrolls in its own box.
 
 It saves screenshots for people to look at (``_build/math-gallery/chromium-*.png``: desktop
 in both themes, and a phone); ``firefox-esr --headless --screenshot`` can take the same page
@@ -161,11 +163,20 @@ def test_the_gallery_on_a_phone(browser, gallery_url):
         wide = page.locator("#equation-eq-gallery-wide")
         assert wide.evaluate("b => b.scrollWidth > b.clientWidth + 20")
         assert wide.evaluate("b => getComputedStyle(b).overflowX") == "auto"
-        # the long inline formula is marked, and scrolls in its own box
-        assert page.locator("span.math.course-wide-math").count() >= 1
-        inline = page.locator("span.math.course-wide-math").first
+        page.wait_for_function("() => document.documentElement.dataset.wideMath === 'measured'")
+        # the long inline formula breaks between its pieces, onto lines of the page's width
+        long = page.locator("span.math", has_text="\u22ef")  # the one with \\cdots
+        tops = long.evaluate("s => [...s.querySelector('math').children].map("
+                             "c => Math.round(c.getBoundingClientRect().top))")
+        assert len(set(tops)) >= 2, tops
+        assert long.evaluate("s => s.getBoundingClientRect().right") <= 390
+        assert not long.evaluate("s => s.classList.contains('course-wide-math')")
+        # the one piece that cannot break is marked, scrolls in its own box, takes focus
+        assert page.locator("span.math.course-wide-math").count() == 1
+        inline = page.locator("span.math.course-wide-math")
         assert inline.evaluate("s => s.scrollWidth > s.clientWidth + 1")
         assert inline.evaluate("s => s.getBoundingClientRect().right") <= 390
+        assert inline.get_attribute("tabindex") == "0"
         page.screenshot(path=str(OUT / "chromium-phone-light.png"), full_page=True)
     finally:
         context.close()
