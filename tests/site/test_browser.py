@@ -579,6 +579,9 @@ def test_the_page_stylesheet_draws_what_sphinx_stylesheets_draw(browser, site_ur
                     body=reference, content_type="text/html; charset=utf-8"))
             p.goto(url, wait_until="load")
             p.wait_for_load_state("networkidle")
+            # both versions once wide-math.js has marked the inline formulas (when idle)
+            p.wait_for_function("() => !document.querySelector('.bd-content span.math')"
+                                " || document.documentElement.dataset.wideMath === 'measured'")
             sheets = p.evaluate("() => document.styleSheets.length")
             loaded = p.evaluate(STYLE_SIGNATURE)
             p.locator("button.primary-toggle").first.click()
