@@ -1,6 +1,6 @@
 # The two commands most people need:
 #   make book   build the website into _build/html (installs only the build's packages:
-#               requirements-build-lock.txt into .venv, KaTeX into node_modules)
+#               requirements-build-lock.txt into .venv, Temml into node_modules)
 #   make test   run every test, phase by phase, and print a table of the phases (installs the
 #               whole of requirements-lock.txt and the workflow linter on first use)
 # Others:
@@ -81,7 +81,7 @@ $(VENV)/.installed: requirements.txt requirements-build.txt requirements-dev.txt
 	@touch $@ $(VENV)/.installed-build
 
 NPM_CHECK := command -v npm >/dev/null || { echo "npm not found: install Node.js and npm \
-(the build renders formulas with KaTeX from npm; .ci/install installs them)"; exit 1; }
+(the build renders formulas with Temml from npm; .ci/install installs them)"; exit 1; }
 node-build: node_modules/.installed-build
 node-all: node_modules/.installed-all
 

@@ -14,8 +14,8 @@ page but the search page, which keeps its scripts as Sphinx wrote them:
   stylesheets the pages linked, as ``course_site`` reduced them, in the order the pages link
   them, with their relative ``url()`` values rewritten for the file's place. It is the same
   file for every page, named by its content, so a reader's browser fetches it once for the
-  whole site. KaTeX's stylesheet, which Sphinx links from the pages with formulas only, holds
-  rules for formulas only; a browser test checks that every element draws as with the stylesheets Sphinx linked from its
+  whole site. The math stylesheet (Temml's rules and the math font's face), which Sphinx links
+  from the pages with formulas only, holds rules for formulas only; a browser test checks that every element draws as with the stylesheets Sphinx linked from its
   page, in both themes. In Lighthouse's simulation of a phone (three runs each, interleaved
   with the eleven, 2026-11-25), the first contentful paint of ``privacy-accounting``,
   ``query-workloads`` and ``laplace-mechanism`` came 1.19, 0.90 and 0.15 s earlier (medians).

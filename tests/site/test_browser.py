@@ -191,13 +191,15 @@ def test_page_loads_cleanly(loaded):
 
 
 def _check_math(v, page) -> None:
-    """Formulas arrive rendered (KaTeX, when the site is built): no script typesets math, and
-    none is left unrendered (tests/site/test_math_in_the_browser.py checks each in detail)."""
+    """Formulas arrive as MathML (Temml, when the site is built): no script typesets math, every
+    formula is one ``<math>`` element, and none is a Temml error node
+    (tests/site/test_math_in_the_browser.py checks each in detail)."""
     scripts = v.page.eval_on_selector_all("script[src]", "els => els.map(e => e.src)")
-    assert [s for s in scripts if re.search(r"mathjax|katex|tex-mml", s, flags=re.I)] == []
-    assert v.page.evaluate("() => window.MathJax === undefined && window.katex === undefined")
-    assert v.page.locator(".math").count() == v.page.locator(".math .katex").count()
-    assert v.page.locator(".katex-error").count() == 0
+    assert [s for s in scripts if re.search(r"mathjax|katex|temml|tex-mml", s, flags=re.I)] == []
+    assert v.page.evaluate("() => window.MathJax === undefined && window.katex === undefined"
+                           " && window.temml === undefined")
+    assert v.page.locator(".math").count() == v.page.locator(".math > math").count()
+    assert v.page.locator(".temml-error, .katex").count() == 0
 
 
 @pytest.mark.parametrize("loaded", PAGES, indirect=True)
@@ -283,7 +285,7 @@ def _overflow_report(page) -> list[str]:
         return el.getBoundingClientRect().right > document.documentElement.clientWidth + 1
                ? 'cut at the edge of the screen' : null;
       };
-      const sel = 'main .katex, main table, main pre, main img';
+      const sel = 'main math, main table, main pre, main img';
       for (const el of document.querySelectorAll(sel)) {
         if (el.getBoundingClientRect().width === 0) continue;
         const why = clipped(el);
@@ -304,6 +306,9 @@ def test_phone_width_nothing_is_cut_off(browser, site_url, page):
         p = context.new_page()
         p.goto(f"{site_url}/{page}.html", wait_until="load")
         p.wait_for_load_state("networkidle")
+        # wide-math.js has measured the inline formulas (it runs when the browser is idle)
+        p.wait_for_function("() => !document.querySelector('.bd-content span.math')"
+                            " || document.documentElement.dataset.wideMath === 'measured'")
         assert p.evaluate("() => document.documentElement.scrollWidth") <= 390
         assert _overflow_report(p) == []
     finally:
@@ -457,6 +462,40 @@ def test_phone_width_wide_table_shows_its_scroll_cue(browser, site_url):
         context.close()
 
 
+def test_phone_width_wide_formula_scrolls_with_its_cue(browser, site_url):
+    """On a phone, the widest display formula of ``privacy-accounting`` scrolls in its own box
+    from its first character to its last (nothing out of reach on the left, as a centred or
+    reversed-row formula would be), and the box's shadow is drawn at its right edge."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        p = context.new_page()
+        p.goto(f"{site_url}/chapters/privacy-accounting.html", wait_until="load")
+        p.wait_for_load_state("networkidle")
+        index = p.evaluate("""() => {
+            const boxes = [...document.querySelectorAll('main div.math')];
+            const extra = boxes.map(b => b.scrollWidth - b.clientWidth);
+            return extra.indexOf(Math.max(...extra)); }""")
+        box = p.locator("main div.math").nth(index)
+        box.scroll_into_view_if_needed()
+        assert box.evaluate("b => b.scrollWidth > b.clientWidth + 20")  # it is wider than a phone
+        start = box.evaluate("""b => { b.scrollLeft = 0; const m = b.querySelector('math');
+            return m.getBoundingClientRect().left - b.getBoundingClientRect().left; }""")
+        assert start >= -1, start  # the formula's left edge is inside the box, not cut off
+        end = box.evaluate("""b => { b.scrollLeft = b.scrollWidth;
+            const m = b.querySelector('math');
+            return b.getBoundingClientRect().right - m.getBoundingClientRect().right; }""")
+        assert end >= -1, end  # and scrolled to the end, its right edge shows
+        box.evaluate("b => { b.scrollLeft = 0; }")
+        bb = box.bounding_box()
+        edge = {"x": bb["x"] + bb["width"] - 12, "y": bb["y"], "width": 12, "height": bb["height"]}
+        with_cue = p.screenshot(clip=edge)
+        box.evaluate("b => { b.style.background = 'none'; }")
+        without_cue = p.screenshot(clip=edge)
+        assert with_cue != without_cue, "no scroll shadow at the right edge of a wide formula"
+    finally:
+        context.close()
+
+
 def test_desktop_shows_one_search_field(browser, site_url):
     """One search field on a desktop screen (the sidebar's), not a second one in a top bar."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
@@ -540,6 +579,9 @@ def test_the_page_stylesheet_draws_what_sphinx_stylesheets_draw(browser, site_ur
                     body=reference, content_type="text/html; charset=utf-8"))
             p.goto(url, wait_until="load")
             p.wait_for_load_state("networkidle")
+            # both versions once wide-math.js has marked the inline formulas (when idle)
+            p.wait_for_function("() => !document.querySelector('.bd-content span.math')"
+                                " || document.documentElement.dataset.wideMath === 'measured'")
             sheets = p.evaluate("() => document.styleSheets.length")
             loaded = p.evaluate(STYLE_SIGNATURE)
             p.locator("button.primary-toggle").first.click()

@@ -1,10 +1,13 @@
-"""Formulas are rendered when the site is built (KaTeX, ``_ext/build_math.py``).
+"""Formulas are rendered as MathML when the site is built (Temml, ``_ext/build_math.py``).
 
-* every formula of the sources is on its page, rendered, with its MathML, and no page has a
-  KaTeX error or loads a script that typesets math (the built HTML; ``make book`` first);
-* KaTeX's stylesheet and fonts are the site's own;
+* every formula of the sources is on its page as one ``<math>`` element and nothing else (no
+  HTML rendering), no page has a Temml error node or loads a script that typesets math (the
+  built HTML; ``make book`` first);
+* the math font is the site's own: a subset of Latin Modern Math with its ``MATH`` table and
+  every character the formulas use, preloaded by the pages with formulas;
 * a small book built here: amsmath environments, ``\\operatorname``, ``\\mathbb``, a labelled
-  equation and its ``{eq}`` reference render, and a formula KaTeX rejects fails the build.
+  equation and its ``{eq}`` reference render, a formula Temml rejects fails the build, and the
+  font subset is cut again only when the formulas' characters change.
 """
 
 from __future__ import annotations
@@ -21,7 +24,9 @@ pytestmark = pytest.mark.site
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
-KATEX = ROOT / "node_modules" / "katex" / "dist"
+TEMML = ROOT / "node_modules" / "temml"
+sys.path.insert(0, str(ROOT / "_ext"))
+import build_math  # noqa: E402
 
 _FENCE = re.compile(r"^(```+|~~~+)(.*?)\n(.*?)^\1\s*$", re.S | re.M)
 
@@ -90,19 +95,22 @@ def test_every_formula_of_the_source_is_rendered_with_its_mathml(doc):
     html = re.sub(r"<nav\b.*?</nav>", "", page, flags=re.S)
     boxes = re.findall(r'<(span|div) class="(?:amsmath )?math notranslate nohighlight"', html)
     assert len(boxes) == expected, f"{doc}: {expected} formulas in the source, {len(boxes)} on the page"
-    # every one rendered by KaTeX, with the MathML a screen reader reads and the HTML hidden
-    # from it; none left for a script, none an error
-    assert html.count('<span class="katex">') == expected
-    assert html.count('<math xmlns="http://www.w3.org/1998/Math/MathML"') == expected
-    assert html.count('<span class="katex-html" aria-hidden="true">') == expected
-    assert "katex-error" not in html
+    # every one rendered by Temml as MathML alone; none left for a script, none an error
+    assert html.count("<math") == expected
+    assert html.count("</math>") == expected
+    assert not re.search(r"katex|temml-error|<semantics|<annotation", html, flags=re.I)
     scripts = re.findall(r"<script[^>]*>.*?</script>", html, flags=re.S)
-    assert not [s for s in scripts if re.search(r"mathjax|katex|tex-mml", s, flags=re.I)]
-    # KaTeX's rules and fonts are in the stylesheet the page links (the site's one)
+    assert not [s for s in scripts if re.search(r"mathjax|katex|temml|tex-mml", s, flags=re.I)]
+    # the math font is preloaded, and declared in the stylesheet the page links (the site's one)
     href = re.search(r'<link rel="stylesheet" href="([^"]*combined/[^"]+)"', page)[1]
     css = ((SITE / doc).parent / href).read_text(encoding="utf-8")
-    assert len(re.findall(r"url\(\.\./katex/fonts/KaTeX_[\w-]+\.woff2\)", css)) >= 19
-    assert ".katex .katex-mathml{" in css
+    font = re.search(r'url\(([^)]*math/course-math\.[0-9a-f]{16}\.woff2)\)', css)
+    assert font, "the combined stylesheet declares no math font"
+    preload = re.findall(r'<link rel="preload" href="([^"]+)" as="font" type="font/woff2" '
+                         r'crossorigin />', page)
+    if expected:
+        assert [p.rsplit("/", 1)[-1] for p in preload] == [font[1].rsplit("/", 1)[-1]]
+        assert ((SITE / doc).parent / preload[0]).is_file()
 
 
 def test_the_book_has_its_formulas():
@@ -110,14 +118,48 @@ def test_the_book_has_its_formulas():
     assert sum(count_source_formulas(_source(doc)) for doc in _documents()) > 2000
 
 
-def test_katex_stylesheet_and_fonts_are_the_sites_own():
-    css = (SITE / "_static" / "katex" / "katex.min.css").read_text(encoding="utf-8")
-    fonts = re.findall(r"url\(([^)]+)\)", css)
-    assert len(fonts) >= 19  # one woff2 per KaTeX font face
-    assert all(f.startswith("fonts/") and f.endswith(".woff2") for f in fonts), fonts
-    missing = [f for f in fonts if not (SITE / "_static" / "katex" / f).is_file()]
-    assert missing == []
-    assert not (SITE / "mathjax").exists()
+def _font_and_characters() -> tuple[Path, set[str]]:
+    fonts = sorted((SITE / "_static" / "math").glob("course-math.*.woff2"))
+    assert len(fonts) == 1, fonts
+    chars: set[str] = set()
+    for page in SITE.rglob("*.html"):
+        for mathml in re.findall(r"<math\b.*?</math>", page.read_text(encoding="utf-8"), re.S):
+            chars |= build_math.characters(mathml)
+    return fonts[0], chars
+
+
+def test_the_math_font_is_a_subset_with_the_math_table_and_every_character():
+    from fontTools.ttLib import TTFont
+
+    path, chars = _font_and_characters()
+    font = TTFont(path)
+    assert "MATH" in font and "GSUB" in font  # stretchy delimiters, radicals, script sizes
+    assert font["name"].getDebugName(1) == "Course Math"
+    covered = set(map(chr, font.getBestCmap()))
+    assert chars - covered == set()
+    assert {"\U0001d465", "\u221a", "\u2211"} <= covered  # italic x, radical, sum
+    cmap = font.getBestCmap()
+    if "\u203e" in chars:  # \bar's overline, which the font lacks, is drawn as its macron
+        assert cmap[0x203E] == cmap[0xAF]
+    assert len(covered) < 600  # cut down: the whole font maps about 4,800 characters
+    assert path.stat().st_size < 120_000, path.stat().st_size
+    for name in ("GUST-FONT-LICENSE.txt", "LICENSE-Temml", "Temml.woff2", "math.css"):
+        assert (SITE / "_static" / "math" / name).is_file(), name
+    css = (SITE / "_static" / "math" / "math.css").read_text(encoding="utf-8")
+    assert f'url("{path.name}")' in css and "Latin Modern Math\"," not in css
+    assert not (SITE / "_static" / "katex").exists() and not (SITE / "mathjax").exists()
+
+
+def test_math_italic_letters_follow_mathml_core():
+    assert build_math.math_italic("x") == "\U0001d465"
+    assert build_math.math_italic("h") == "\u210e"
+    assert build_math.math_italic("\u03b5") == "\U0001d700"  # ε
+    assert build_math.math_italic("\u03f5") == "\U0001d716"  # ϵ (lunate)
+    assert build_math.math_italic("\u0394") == "\U0001d6e5"  # Δ
+    assert build_math.math_italic("1") is None
+    chars = build_math.characters('<math><msqrt><mi>x</mi></msqrt><mi mathvariant="normal">'
+                                  'Δ</mi><mi>ab</mi><mo>&lt;</mo></math>')
+    assert chars == {"x", "\U0001d465", "\u221a", "Δ", "a", "b", "<"}
 
 
 _BOOK = {
@@ -126,8 +168,8 @@ import sys
 sys.path.insert(0, {ext!r})
 extensions = ["myst_parser", "build_math"]
 myst_enable_extensions = ["amsmath", "dollarmath"]
-html_math_renderer = "katex"
-build_math_katex_dist = {katex!r}
+html_math_renderer = "temml"
+build_math_temml = {temml!r}
 """,
     "index.md": r"""# Formulas
 
@@ -157,12 +199,12 @@ y &= 2
 
 
 def _build(tmp_path: Path, extra: str = "") -> subprocess.CompletedProcess:
-    if not (KATEX / "katex.min.js").exists():
-        pytest.fail(f"KaTeX is not installed in {KATEX}: run `make venv`")
+    if not (TEMML / "dist" / "temml.cjs").exists():
+        pytest.fail(f"Temml is not installed in {TEMML}: run `make venv`")
     src = tmp_path / "src"
     src.mkdir()
     (src / "conf.py").write_text(_BOOK["conf.py"].format(ext=str(ROOT / "_ext"),
-                                                         katex=str(KATEX)), encoding="utf-8")
+                                                         temml=str(TEMML)), encoding="utf-8")
     (src / "index.md").write_text(_BOOK["index.md"] + extra, encoding="utf-8")
     return subprocess.run([sys.executable, "-m", "sphinx", "-W", "-n", "-q", "-b", "html",
                            str(src), str(tmp_path / "out")], capture_output=True, text=True)
@@ -172,21 +214,65 @@ def test_amsmath_labels_and_references_render(tmp_path):
     run = _build(tmp_path)
     assert run.returncode == 0, run.stderr
     html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
-    assert html.count('<span class="katex">') == 7  # 3 inline, 2 display, align, gather*
+    assert html.count("<math") == 7  # 3 inline, 2 display, align, gather*
+    assert html.count('<math display="block"') == 4
     assert html.count('<div class="amsmath math notranslate nohighlight"') == 2
-    assert "katex-error" not in html
-    assert '<mi>Lap</mi>' in html or '<mi mathvariant="normal">Lap</mi>' in html  # \operatorname
-    assert '<mi mathvariant="double-struck">R</mi>' in html  # \mathbb
+    assert not re.search(r"katex|temml-error", html, flags=re.I)
+    assert "<mi>Lap</mi><mo>\u2061</mo>" in html  # \operatorname, then the function application
+    assert "<mi>\u211d</mi>" in html  # \mathbb as its Unicode letter, not mathvariant
     # the labelled equation is numbered (1), and the reference links to it
     assert re.search(r'<span class="eqno">\(1\)<a class="headerlink" href="#equation-eq-advanced"',
                      html)
     assert re.search(r'<a class="reference internal" href="#equation-eq-advanced">', html)
-    assert html.count('class="eqn-num"') == 2  # the align environment numbers its two rows
-    assert '<mtable' in html and 'columnalign="right left' in html  # the split is aligned
+    assert html.count('class="tml-eqn"') == 2  # the align environment numbers its two rows
+    assert html.count("<mtable") >= 3 and 'class="tml-right"' in html  # split, align, aligned
+    # the page preloads the font its stylesheet declares
+    static = tmp_path / "out" / "_static" / "math"
+    font = next(static.glob("course-math.*.woff2"))
+    assert f'<link rel="preload" href="_static/math/{font.name}" as="font"' in html
+    assert f'url("{font.name}")' in (static / "math.css").read_text(encoding="utf-8")
 
 
-def test_a_formula_katex_rejects_fails_the_build(tmp_path):
+def test_the_font_is_cut_again_only_when_the_characters_change(tmp_path):
+    run = _build(tmp_path)
+    assert run.returncode == 0, run.stderr
+    # a second page with a formula, which the change below leaves as it is
+    (tmp_path / "src" / "other.md").write_text("---\norphan: true\n---\n# Other\n\n$x^2$\n",
+                                               encoding="utf-8")
+    run = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-n", "-q", "-b", "html",
+                          str(tmp_path / "src"), str(tmp_path / "out")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    cache = tmp_path / "out" / ".doctrees" / "course_math_font"
+    first = sorted(cache.glob("*.woff2"))
+    assert len(first) == 1
+    stamp = first[0].stat().st_mtime_ns
+    # the same formulas: the cached subset is served again, untouched
+    run = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-n", "-q", "-b", "html", "-E",
+                          str(tmp_path / "src"), str(tmp_path / "out")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert sorted(cache.glob("*.woff2")) == first and first[0].stat().st_mtime_ns == stamp
+    # a new symbol: a new subset, under a new name, which has it
+    with (tmp_path / "src" / "index.md").open("a", encoding="utf-8") as f:
+        f.write("\nA new symbol: $\\heartsuit$.\n")
+    run = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-n", "-q", "-b", "html",
+                          str(tmp_path / "src"), str(tmp_path / "out")],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    second = sorted(cache.glob("*.woff2"))
+    assert len(second) == 1 and second != first
+    served = sorted((tmp_path / "out" / "_static" / "math").glob("course-math.*.woff2"))
+    assert [p.name for p in served] == [second[0].name]
+    # the unchanged page was written again: it preloads the new font, not the removed one
+    other = (tmp_path / "out" / "other.html").read_text(encoding="utf-8")
+    assert f'href="_static/math/{second[0].name}"' in other
+    from fontTools.ttLib import TTFont
+    assert 0x2661 in TTFont(served[0]).getBestCmap()  # ♡
+
+
+def test_a_formula_temml_rejects_fails_the_build(tmp_path):
     run = _build(tmp_path, "\nBroken: $\\frac{1}$.\n")
     assert run.returncode != 0
-    assert "KaTeX could not render '\\\\frac{1}'" in run.stderr, run.stderr
+    assert "Temml could not render '\\\\frac{1}'" in run.stderr, run.stderr
     assert "index.md" in run.stderr  # the warning names the page

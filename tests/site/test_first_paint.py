@@ -93,21 +93,21 @@ def test_lighten_head_rule_by_rule(site):
 
 
 def test_the_combined_stylesheet_finds_fonts_and_images_from_its_own_folder(site):
-    (site / "_static" / "katex").mkdir()
-    (site / "_static" / "katex" / "k.css").write_text(
-        '@charset "UTF-8";/* KaTeX */@font-face{src:url(fonts/a.woff2) format("woff2")}'
+    (site / "_static" / "math").mkdir()
+    (site / "_static" / "math" / "k.css").write_text(
+        '@charset "UTF-8";/* Temml */@font-face{src:url(fonts/a.woff2) format("woff2")}'
         '.box{background:url("../img.png?v=1#x")}.box{b:url(data:image/png;base64,AA==)}'
         ".box{c:url('https://example.org/x.png')}")
     page = site / "chapters" / "page.html"
     page.parent.mkdir()
     html = (HEAD + BODY).replace('"_static/', '"../_static/')
-    html = html.replace('href="../_static/used.css"', 'href="../_static/katex/k.css"')
+    html = html.replace('href="../_static/used.css"', 'href="../_static/math/k.css"')
     head = lighten_head(html, page, site).split("</head>")[0]
     href = re.search(r'href="(\.\./_static/combined/[^"]+)"', head)[1]
     css = (page.parent / href).read_text(encoding="utf-8")
-    assert "url(../katex/fonts/a.woff2)" in css and "url(../img.png?v=1#x)" in css
+    assert "url(../math/fonts/a.woff2)" in css and "url(../img.png?v=1#x)" in css
     assert "url(data:image/png;base64,AA==)" in css and "url('https://example.org/x.png')" in css
-    assert "@charset" not in css and "KaTeX" not in css  # valid only at the top; a comment
+    assert "@charset" not in css and "Temml" not in css  # valid only at the top; a comment
 
 
 def test_a_stylesheet_that_imports_another_cannot_be_combined(site):
@@ -198,7 +198,9 @@ def test_every_page_links_the_one_stylesheet_and_its_files_exist():
     css = linked.pop()
     assert list((SITE / COMBINED).iterdir()) == [css]  # none left from an earlier build
     urls = [u.strip("'\"") for u in re.findall(r"url\(([^)]+)\)", css.read_text(encoding="utf-8"))]
-    assert len(urls) > 19  # KaTeX's fonts at least
+    # the math font and Temml's, the theme's icon fonts and images
+    assert any(re.search(r"math/course-math\.\w+\.woff2$", u) for u in urls), urls
+    assert any(u.endswith("math/Temml.woff2") for u in urls), urls
     for url in urls:
         if not url.startswith("data:"):
             assert (css.parent / re.sub(r"[?#].*", "", url)).is_file(), url

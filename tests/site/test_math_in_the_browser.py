@@ -1,11 +1,16 @@
 """Every chapter's formulas in Debian's chromium, in both colour themes (``make book`` first).
 
-The formulas are rendered when the site is built (``_ext/build_math.py``). For each chapter:
+The formulas are rendered to MathML when the site is built (Temml, ``_ext/build_math.py``).
+For each chapter:
 
 * no script typesets math: the page loads no math script, and with JavaScript switched off the
-  same formulas are there, rendered;
-* every display and inline formula is rendered: no raw ``$...$``, ``\\(`` or ``\\[`` left in the
-  text, no KaTeX error, and each formula carries its MathML, which screen readers read;
+  same formulas are there, the same MathML;
+* every display and inline formula is MathML: each is one ``<math>`` element in MathML's
+  namespace (display formulas ``display="block"``), drawn with a size, and nothing else (no
+  HTML rendering beside it); no raw ``$...$``, ``\\(`` or ``\\[`` is left in the text, and no
+  Temml error node (``temml-error``, what Temml writes for a formula it cannot render) is there;
+* the site's math font ("Course Math") is loaded, from the preload, and the formulas are drawn
+  with it;
 * the formulas take the colour of the text around them, in the light and in the dark theme.
 
 Without a browser the tests skip, unless ``REQUIRE_BROWSER=1`` (set by ``.ci/run``).
@@ -88,18 +93,24 @@ _LEFT_TEXT = """() => {
 }"""
 
 _FORMULAS = """() => [...document.querySelectorAll('main .math')].map(m => {
-  const k = m.querySelector(':scope > .katex, :scope > .katex-display > .katex');
+  const k = m.querySelector(':scope > math');
+  const box = k ? k.getBoundingClientRect() : null;
+  const others = [...m.children].filter(c => c !== k && !c.classList.contains('eqno'));
   return {display: m.tagName === 'DIV',
-          rendered: !!(k && k.querySelector('.katex-html[aria-hidden="true"] .base')),
-          mathml: !!(k && k.querySelector('.katex-mathml > math semantics annotation')),
-          tex: k ? k.querySelector('annotation').textContent : m.textContent};
+          mathml: !!k && k.namespaceURI === 'http://www.w3.org/1998/Math/MathML'
+                  && k.getAttribute('display') === (m.tagName === 'DIV' ? 'block' : null),
+          alone: others.length === 0,
+          // drawn with a size, unless it sits in something closed (a solution's dropdown)
+          drawn: !!box && ((box.width > 0 && box.height > 0) || !k.checkVisibility()),
+          font: k ? getComputedStyle(k).fontFamily : null,
+          markup: k ? k.outerHTML : m.outerHTML};
 })"""
 
 
 _COLOURS = """() => [...document.querySelectorAll('main .math')]
     .filter(m => !m.closest('nav')).map(m => {  // a heading's formula in "On this page" is a link
     const around = m.parentElement.closest('p, li, dd, dt, td, th, h1, h2, h3, h4, h5, h6, div, section');
-    return [getComputedStyle(m.querySelector('.katex-html')).color, getComputedStyle(around).color];
+    return [getComputedStyle(m.querySelector(':scope > math')).color, getComputedStyle(around).color];
 })"""
 
 
@@ -128,16 +139,27 @@ def test_formulas_arrive_rendered_with_mathml(browser, site_url, chapter):
     context, page, requests = _open(browser, url, "light")
     try:
         formulas = page.evaluate(_FORMULAS)
-        scripts = [u for u in requests if re.search(r"mathjax|katex[^/]*\.js|tex-mml", u, re.I)]
+        scripts = [u for u in requests
+                   if re.search(r"mathjax|katex|temml[^/]*\.js|tex-mml", u, re.I)]
         assert scripts == [], f"a script for math was loaded: {scripts}"
-        assert page.evaluate("() => window.MathJax === undefined && window.katex === undefined")
+        assert page.evaluate("() => window.MathJax === undefined && window.katex === undefined"
+                             " && window.temml === undefined")
         # no script changed a formula
         changed = [(a, b) for a, b in zip(static, formulas) if a != b]
         assert len(formulas) == len(static) and changed == [], (len(static), len(formulas),
                                                                changed[:2])
-        unrendered = [f["tex"] for f in formulas if not (f["rendered"] and f["mathml"])]
-        assert unrendered == [], f"{chapter}: not rendered or without MathML: {unrendered[:5]}"
-        assert page.locator(".katex-error").count() == 0
+        unrendered = [f["markup"][:120] for f in formulas
+                      if not (f["mathml"] and f["alone"] and f["drawn"])]
+        assert unrendered == [], f"{chapter}: not MathML, or not drawn: {unrendered[:5]}"
+        assert page.locator(".temml-error").count() == 0
+        assert page.locator("main math").count() == len(formulas)  # no math outside the boxes
+        if formulas:
+            # drawn with the site's math font, which the page preloaded and the browser loaded
+            assert {f["font"].split(",")[0].strip('"') for f in formulas} == {"Course Math"}
+            fonts = [u for u in requests if re.search(r"/_static/math/course-math\.\w+\.woff2$", u)]
+            assert len(fonts) == 1, fonts
+            assert page.evaluate("""() => [...document.fonts].some(f =>
+                f.family.replace(/"/g, '') === 'Course Math' && f.status === 'loaded')""")
         text = page.evaluate(_LEFT_TEXT)
         raw = re.findall(r"\$[^$\n]{0,80}\\[A-Za-z]+|\\[(\[]|\$\$", text)
         assert raw == [], f"{chapter}: raw TeX in the text: {raw[:5]}"
