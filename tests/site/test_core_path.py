@@ -36,7 +36,7 @@ CORE_MINUTES = 20
 NOT_YET_ON_THE_CORE_PATH = {
     "approximate-dp", "continual-release", "dp-engines",
     "dp-in-practice", "dp-in-the-wild", "k-anonymity", "local-dp",
-    "privacy-accounting", "private-machine-learning", "private-selection", "query-workloads",
+    "privacy-accounting", "private-selection", "query-workloads",
     "synthetic-data", "unknown-ranges", "user-level-privacy",
 }
 
