@@ -30,11 +30,12 @@ SINGLE_MEANING = {
     r"\\rho\b": {"privacy-accounting", "dp-in-the-wild", "synthetic-data",  # zCDP
                   "user-level-privacy", "continual-release", "query-workloads",
                   "tree-least-squares-and-factorisation", "binary-tree-horizon",
-                  "census-2020-accounting"},
+                  "census-2020-accounting", "synthetic-data-budget-in-opendp"},
     r"\\kappa\b": {"user-level-privacy", "dp-engines"},                                # threshold
     r"\\mu\b": {"approximate-dp", "privacy-accounting"},                    # Gaussian test
     # a lone q (no subscript, star or partner p): the sampling rate
-    r"(?<![\\\w])q(?![\w^*{])": {"privacy-accounting", "private-machine-learning"},
+    r"(?<![\\\w])q(?![\w^*{])": {"privacy-accounting", "private-machine-learning",
+                                  "dp-sgd-accounting", "dp-sgd-accuracy-on-adult"},
 }
 
 

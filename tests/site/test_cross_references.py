@@ -50,6 +50,8 @@ ELSEWHERE = {
     "chapter.ipynb": "a notebook tests/site/test_core_path.py writes in a temporary folder",
     "sensitivity-variants.ipynb": "a made-up section of tests/site/test_course_site.py's small book",
     "sensitivity-proofs.ipynb": "a section of tests/site/test_course_site.py's small book",
+    "GUST-FONT-LICENSE.txt": "the math font's licence, which the build copies into _static/math/",
+    "other.md": "a page of the small Sphinx project that tests/site/test_build_math.py builds",
 }
 
 
