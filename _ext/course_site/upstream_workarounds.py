@@ -23,11 +23,49 @@ an upgrade fixes it upstream, that test fails and says which workaround to delet
   points (about 10 ms; 3 s of a build with 300 citations). Registering the class found as a
   runtime plugin (pybtex's public ``register_plugin``) makes later lookups a dictionary read;
   the class is the same. No upstream issue found.
+* :func:`name_sidebar_toggles`: pydata-sphinx-theme 0.17 gives a sidebar entry with children
+  (a chapter with its going-deeper sections) a ``<summary>`` holding only a decorative chevron
+  (``role="presentation"``), so the disclosure button has no accessible name; axe reports
+  ``summary-name`` (serious) on every page. The sidebar's HTML, which the theme's
+  ``generate_toctree_html`` returns to its template, gets an ``aria-label`` naming the entry.
+  No upstream issue found (the theme's ``add_collapse_checkboxes`` builds the summary).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sphinx.application import Sphinx
+
+
+def name_sidebar_toggles(app: Sphinx, pagename: str, templatename: str, context: dict,
+                         doctree: object) -> None:
+    """The sidebar's disclosure buttons named after their entry (``html-page-context``, after
+    the theme has put ``generate_toctree_html`` in the context)."""
+    generate: Callable | None = context.get("generate_toctree_html")
+    if generate is None:
+        return
+
+    def named(kind: str, *args: object, **kwargs: object) -> object:
+        html = generate(kind, *args, **kwargs)
+        return label_summaries(str(html)) if kind == "sidebar" else html
+
+    context["generate_toctree_html"] = named
+
+
+def label_summaries(html: str) -> str:
+    """Each ``<summary>`` with no text gets ``aria-label`` "Sections of <the entry's title>"."""
+    from bs4 import BeautifulSoup  # the theme's own dependency
+
+    soup = BeautifulSoup(html, "html.parser")
+    for summary in soup.select("details > summary"):
+        if summary.get_text(strip=True) or summary.get("aria-label"):
+            continue
+        entry = summary.find_parent("li")
+        link = entry.find("a", recursive=False) if entry is not None else None
+        title = link.get_text(" ", strip=True) if link is not None else "this entry"
+        summary["aria-label"] = f"Sections of {title}"
+    return str(soup)
 
 
 def drop_repeated_scripts(app: Sphinx, pagename: str, templatename: str, context: dict,
@@ -80,3 +118,4 @@ def setup(app: Sphinx) -> None:
     app.connect("html-page-context", bibliography_list_items, priority=100)
     # after sphinx.ext.mathjax has added MathJax (priority 500)
     app.connect("html-page-context", drop_unneeded_mathjax, priority=900)
+    app.connect("html-page-context", name_sidebar_toggles, priority=600)

@@ -299,3 +299,38 @@ def test_upstream_pybtex_still_scans_entry_points_at_every_lookup(monkeypatch):
     scans.clear()
     assert pybtex.plugin.find_plugin("pybtex.style.formatting", "alpha") is style
     assert scans == []  # the workaround: a dictionary read, the same class
+
+
+def test_upstream_theme_still_builds_sidebar_toggles_without_a_name():
+    """pydata-sphinx-theme's disclosure button of a sidebar entry with children holds only a
+    decorative chevron; when it gets a name upstream, delete name_sidebar_toggles."""
+    from bs4 import BeautifulSoup
+    from pydata_sphinx_theme.toctree import add_collapse_checkboxes
+
+    soup = BeautifulSoup('<ul><li class="toctree-l1 has-children"><a class="reference" '
+                         'href="c.html">Chapter</a><ul><li class="toctree-l2"><a class="reference"'
+                         ' href="s.html">Section</a></li></ul></li></ul>', "html.parser")
+    add_collapse_checkboxes(soup)
+    summary = soup.select_one("details > summary")
+    assert summary is not None and not summary.get_text(strip=True)
+    assert summary.get("aria-label") is None
+
+
+def test_sidebar_toggles_are_named_after_their_entry():
+    html = ('<ul><li class="toctree-l1 has-children"><a class="reference" href="c.html">'
+            '<span class="section-number">5. </span>Sensitivity</a><details><summary>'
+            '<span class="toctree-toggle" role="presentation"><i></i></span></summary><ul>'
+            '</ul></details></li><li><details><summary>Part A</summary></details></li></ul>')
+    out = upstream_workarounds.label_summaries(html)
+    assert 'aria-label="Sections of 5. Sensitivity"' in out
+    assert out.count("aria-label") == 1  # a summary with text keeps its own name
+    calls = []
+
+    def generate(kind, *args, **kwargs):
+        calls.append(kind)
+        return html
+
+    context = {"generate_toctree_html": generate}
+    upstream_workarounds.name_sidebar_toggles(None, "p", "t", context, None)
+    assert "aria-label" in context["generate_toctree_html"]("sidebar")
+    assert context["generate_toctree_html"]("raw") == html and calls == ["sidebar", "raw"]
