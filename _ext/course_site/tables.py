@@ -268,7 +268,8 @@ class SyllabusTable(SphinxDirective):
         rows.append(["", "", nodes.paragraph(text="Total"), str(core), str(everything - core),
                      ""])
         return [_table(["Chapter", "Part", "Title", "Core (min)", "Going deeper (min)",
-                        "Run time (s)"], rows, [8, 24, 40, 9, 10, 9], ["syllabus-table"])]
+                        "Run time (s)"], rows, [8, 24, 40, 9, 10, 9],
+                       ["syllabus-table", "longtable", "colwidths-given"])]
 
 
 def reading_time_sentence(time: ReadingTime, deeper: list[ReadingTime] | None = None,

