@@ -68,6 +68,7 @@ venv: python-version $(VENV)/.installed
 $(VENV)/.installed-build: requirements-build.txt requirements-build-lock.txt
 	@test -x $(BIN)/python || { echo "== creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "== installing the build's Python packages (requirements-build-lock.txt) into $(VENV)"
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes \
 	    -r requirements-build-lock.txt
 	@touch $@
@@ -75,6 +76,9 @@ $(VENV)/.installed-build: requirements-build.txt requirements-build-lock.txt
 $(VENV)/.installed: requirements.txt requirements-build.txt requirements-dev.txt requirements-lock.txt
 	@test -x $(BIN)/python || { echo "== creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "== installing every locked Python package (requirements-lock.txt) into $(VENV)"
+	@# Python 3.11's bundled pip 23 rejects a locked package that another asks for with an
+	@# extra (jupyter-events: jsonschema[format-nongpl]) in --require-hashes mode
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes \
 	    -r requirements-lock.txt
 	@$(MAKE) --no-print-directory actionlint
