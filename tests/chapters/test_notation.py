@@ -18,7 +18,7 @@ CHAPTERS = ROOT / "chapters"
 
 #: symbol (a regex over LaTeX math) -> the only chapters whose prose may use it
 SINGLE_MEANING = {
-    r"\\alpha\b": {"privacy-accounting", "private-selection"},              # Rényi order
+    r"\\alpha\b": {"privacy-accounting", "selection-under-zcdp"},           # Rényi order
     r"\\theta\b": {"randomized-response-coin-and-spinner"},                 # truth probability
     r"\\lambda\b": {"randomized-response-estimation",                       # P[report = 1]
                    "local-versus-central-model"},

@@ -1,6 +1,6 @@
-"""Tests for the private-selection chapter.
+"""Tests for the private-selection chapter and its going-deeper pages.
 
-The chapter's exact integrals are checked against closed forms (differences of Laplace
+The exact integrals are checked against closed forms (differences of Laplace
 variables, softmax), against permute-and-flip computed by enumerating every permutation, against
 Monte Carlo with its own seeds, and against OpenDP's sampler with more draws than the notebook.
 """
@@ -16,13 +16,34 @@ import pytest
 from scipy import stats
 
 import helpers
-from conftest import chapter_fixtures
+from conftest import glued
+from notebook_code import notebook_namespace
 
-NAMES = ["EPS", "noisy_max_probabilities", "max_privacy_loss", "permute_and_flip", "renyi_divergence",
-         "svt_probability", "above_threshold", "no_halt_variant", "age_utility", "ages"]
+#: The names the tests use, by the page (the core or a going-deeper section) that defines them.
+PAGES = {
+    "private-selection": ["EPS", "max_privacy_loss"],
+    "permute-and-flip": ["permute_and_flip", "age_utility", "ages"],
+    "selection-under-zcdp": ["renyi_divergence"],
+    "sparse-vector-technique": ["svt_probability", "above_threshold", "no_halt_variant"],
+}
 
 
-ch, g = chapter_fixtures("private-selection", NAMES)
+@pytest.fixture(scope="module")
+def ch():
+    names = {}
+    for page, defined in PAGES.items():
+        names.update(notebook_namespace(page, defined))
+    return names
+
+
+@pytest.fixture(scope="module")
+def g():
+    values = {}
+    for page in PAGES:
+        overlap = set(values) & set(page_values := glued(page))
+        assert not overlap, f"{page} glues names another page glues: {overlap}"
+        values.update(page_values)
+    return values
 
 
 def laplace_difference_cdf(t: float, b: float) -> float:
@@ -31,8 +52,8 @@ def laplace_difference_cdf(t: float, b: float) -> float:
 
 
 @pytest.mark.parametrize("gap, scale", [(0.0, 1.0), (2.0, 1.0), (2.0, 2.0), (5.0, 0.7)])
-def test_two_candidate_laplace_noisy_max_matches_the_closed_form(ch, gap, scale):
-    p = ch["noisy_max_probabilities"]([gap, 0.0], "laplace", scale)
+def test_two_candidate_laplace_noisy_max_matches_the_closed_form(gap, scale):
+    p = helpers.noisy_max_probabilities([gap, 0.0], "laplace", scale)
     assert p[0] == pytest.approx(laplace_difference_cdf(gap, scale), abs=1e-6)
 
 
@@ -61,7 +82,7 @@ def permute_and_flip_exact(scores, epsilon):
 @pytest.mark.parametrize("scores, epsilon", [([3, 1, 0, 2], 1.0), ([0, 0, 0], 0.5), ([5, 4.5, 1, 0, 2], 2.0)])
 def test_permute_and_flip_is_noisy_max_with_exponential_noise(ch, scores, epsilon):
     exact = permute_and_flip_exact(scores, epsilon)
-    integral = ch["noisy_max_probabilities"](scores, "exponential", 2 / epsilon)
+    integral = helpers.noisy_max_probabilities(scores, "exponential", 2 / epsilon)
     assert integral == pytest.approx(exact, abs=1e-6)
     draws = [ch["permute_and_flip"](scores, epsilon, 1.0, helpers.make_rng(s)) for s in range(4000)]
     assert stats.chisquare(np.bincount(draws, minlength=len(scores)), exact * 4000).pvalue > 1e-3
@@ -78,10 +99,10 @@ def test_exponential_mechanism_losses_in_closed_form(g):
     assert float(g["sel_loss_lap1"]) > 1 and float(g["sel_loss_exp1"]) > 1
 
 
-def test_gumbel_noisy_max_is_the_exponential_mechanism(ch):
+def test_gumbel_noisy_max_is_the_exponential_mechanism():
     scores = np.array([4.0, 1.0, 3.5, -2.0])
     softmax = np.exp(scores / 2) / np.exp(scores / 2).sum()  # epsilon 1, sensitivity 1, factor 2
-    assert ch["noisy_max_probabilities"](scores, "gumbel", 2.0) == pytest.approx(softmax, abs=1e-6)
+    assert helpers.noisy_max_probabilities(scores, "gumbel", 2.0) == pytest.approx(softmax, abs=1e-6)
 
 
 def test_permute_and_flip_needs_more_than_rho_eighth(g):

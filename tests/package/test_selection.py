@@ -157,3 +157,51 @@ def test_sampling_by_inversion_at_the_ends_of_the_unit_interval():
 def test_zero_draws_give_an_empty_int64_array():
     out = helpers.exponential_mechanism([1.0, 2.0], 1.0, 1.0, helpers.make_rng(0), size=0)
     assert out.shape == (0,) and out.dtype == np.int64
+
+
+# ------------------------------------------------------------------ report-noisy-max, exactly
+
+
+def test_noisy_max_two_laplace_candidates_match_the_convolution():
+    # P[u0 + Z0 > u1 + Z1] = P[Z1 - Z0 < gap]; the difference of two Laplace(b) variables has
+    # P[. < t] = 1 - exp(-t/b) (1 + t/(2b)) / 2 for t >= 0
+    for gap, b in [(0.0, 1.0), (1.5, 1.0), (3.0, 0.5)]:
+        p = helpers.noisy_max_probabilities([gap, 0.0], "laplace", b)
+        expected = 1 - 0.5 * math.exp(-gap / b) * (1 + gap / (2 * b))
+        assert p == pytest.approx([expected, 1 - expected], abs=1e-6)
+
+
+def test_noisy_max_with_gumbel_noise_is_the_softmax():
+    scores = np.array([2.0, -1.0, 0.5])
+    for scale in (0.5, 2.0):
+        softmax = np.exp(scores / scale) / np.exp(scores / scale).sum()
+        assert helpers.noisy_max_probabilities(scores, "gumbel", scale) == pytest.approx(
+            softmax, abs=1e-6)
+
+
+def test_noisy_max_with_exponential_noise_on_two_candidates():
+    # permute-and-flip on two candidates, gap g, scale b: the best wins unless the other is
+    # visited first and accepted, probability exp(-g/b)/2
+    for gap, b in [(1.0, 1.0), (0.0, 2.0), (4.0, 2.0)]:
+        p = helpers.noisy_max_probabilities([gap, 0.0], "exponential", b)
+        assert p[1] == pytest.approx(0.5 * math.exp(-gap / b), abs=1e-6)
+
+
+def test_noisy_max_probabilities_sum_to_one_and_favour_the_best():
+    p = helpers.noisy_max_probabilities([5.0, 1.0, 3.0, 3.0], "laplace", 1.0, n_grid=4001)
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    assert p[2] == pytest.approx(p[3], abs=1e-9)
+    assert p[0] > p[2] > p[1]
+
+
+@pytest.mark.parametrize("kwargs, error, name", [
+    ({"scores": [1.0, 2.0], "noise": "normal", "scale": 1.0}, ValueError, "noise"),
+    ({"scores": [1.0, 2.0], "noise": "laplace", "scale": 0.0}, ValueError, "scale"),
+    ({"scores": [[1.0, 2.0]], "noise": "laplace", "scale": 1.0}, ValueError, "scores"),
+    ({"scores": "12", "noise": "laplace", "scale": 1.0}, TypeError, "scores"),
+    ({"scores": [1.0, np.nan], "noise": "laplace", "scale": 1.0}, ValueError, "scores"),
+    ({"scores": [1.0, 2.0], "noise": "laplace", "scale": 1.0, "n_grid": 2}, ValueError, "n_grid"),
+])
+def test_noisy_max_probabilities_rejects_bad_input(kwargs, error, name):
+    with pytest.raises(error, match=name):
+        helpers.noisy_max_probabilities(**kwargs)
