@@ -14,7 +14,8 @@ enforces it). The modules, one per topic and one per mechanism family:
   discrete Laplace;
 * :mod:`dpcourse.gaussian`: the Gaussian mechanism, its exact calibration and its Rényi DP
   (alone and Poisson-subsampled);
-* :mod:`dpcourse.selection`: the exponential mechanism, and the scores of a private quantile;
+* :mod:`dpcourse.selection`: the exponential mechanism, report-noisy-max's exact output
+  probabilities, and the scores of a private quantile;
 * :mod:`dpcourse.conversions`: Rényi DP and zCDP to (ε, δ), and back;
 * :mod:`dpcourse.pld`: privacy-loss distributions composed by FFT, and DP-SGD's ε from them
   (:func:`dpsgd_epsilon`; Rényi DP beside it as the looser bound);

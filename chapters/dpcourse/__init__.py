@@ -12,7 +12,8 @@ The modules are:
 * :mod:`dpcourse.randomness` -- seeded generators for teaching, a secure source for releases;
 * :mod:`dpcourse.mechanisms` -- Laplace, randomized response, exact discrete Laplace;
 * :mod:`dpcourse.gaussian` -- the Gaussian mechanism, its exact calibration and its Rényi DP;
-* :mod:`dpcourse.selection` -- the exponential mechanism and a private quantile's scores;
+* :mod:`dpcourse.selection` -- the exponential mechanism, noisy max's exact probabilities and a
+  private quantile's scores;
 * :mod:`dpcourse.conversions` -- Rényi DP and zCDP, converted to (ε, δ) and back;
 * :mod:`dpcourse.accounting` -- the privacy accountant, which composes the above;
 * :mod:`dpcourse.attacks` -- what an adversary can achieve, in theory and by simulation;

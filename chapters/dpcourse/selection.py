@@ -1,10 +1,11 @@
-r"""Choosing among candidates privately: the exponential mechanism.
+r"""Choosing among candidates privately: the exponential mechanism and report-noisy-max.
 
 The exponential mechanism (McSherry and Talwar 2007; Dwork and Roth 2014, Def. 3.4 and
 Thm 3.10) outputs candidate :math:`r` with probability proportional to
 :math:`\exp(\varepsilon\,u(D, r)/(2\Delta u))`. It is ε-DP for any utility of sensitivity
 :math:`\Delta u`, under the neighbour relation for which :math:`\Delta u` was computed, when the
-candidate set does not depend on the data.
+candidate set does not depend on the data. Report-noisy-max releases the index of the largest
+noisy score; :func:`noisy_max_probabilities` gives its exact output distribution.
 """
 
 from __future__ import annotations
