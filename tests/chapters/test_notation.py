@@ -23,10 +23,10 @@ SINGLE_MEANING = {
     r"\\lambda\b": {"randomized-response-estimation",                       # P[report = 1]
                    "local-versus-central-model"},
     r"\\omega\b": {"differential-privacy"},                                 # a prior probability
-    r"\\xi\b": {"unknown-ranges"},                                          # smooth sensitivity
+    r"\\xi\b": {"median-from-local-sensitivity"},                           # smooth sensitivity
     r"\\tau\b": {"unknown-ranges", "user-level-privacy"},                   # quantile level
     r"\\beta\b": {"laplace-mechanism", "laplace-privacy-proof", "laplace-vector-queries",
-                  "unknown-ranges"},                                       # failure probability
+                  "unknown-ranges", "error-bars-for-noisy-means"},         # failure probability
     r"\\rho\b": {"privacy-accounting", "dp-in-the-wild", "synthetic-data",  # zCDP
                   "user-level-privacy", "continual-release", "query-workloads",
                   "tree-least-squares-and-factorisation", "binary-tree-horizon",
