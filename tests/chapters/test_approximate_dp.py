@@ -1,4 +1,4 @@
-"""Tests for the approximate-DP chapter.
+"""Tests for the approximate-DP chapter and its going-deeper sections.
 
 The chapter's claims are recomputed independently: exact distributions by counting, the
 Gaussian privacy profile from scipy's normal CDF, Google's ``dp_accounting`` (its closed-form
@@ -8,6 +8,8 @@ calibration, a search over its PLD accountant, and PLD epsilons), and numerical 
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 import dp_accounting as dpa
 import numpy as np
@@ -17,13 +19,39 @@ from scipy import integrate, stats
 from scipy.optimize import brentq
 
 import helpers
-from conftest import chapter_fixtures
+from conftest import glued
+from notebook_code import notebook_namespace
 
-NAMES = ["published", "SIGMA_1", "record_distribution", "classic_sigma", "classic_excess", "laplace_delta",
-         "catastrophe_delta", "queries", "true_counts"]
+#: the core page and its going-deeper sections, with the names each one's tests load
+CODE = {
+    "approximate-dp": ["SIGMA_1"],
+    "privacy-profile-proofs": ["published", "record_distribution"],
+    "gaussian-calibration": ["classic_sigma", "classic_excess"],
+    "auditing-gaussian-releases": [],
+    "privacy-profiles-and-attackers": ["SIGMA_1", "laplace_delta", "catastrophe_delta"],
+    "laplace-or-gaussian-workload": ["queries", "true_counts"],
+}
 
 
-ch, g = chapter_fixtures("approximate-dp", NAMES)
+@pytest.fixture(scope="module")
+def ch():
+    namespace = {}
+    for notebook, names in CODE.items():
+        if names:
+            loaded = notebook_namespace(notebook, names)
+            namespace.update({name: loaded[name] for name in names})
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def g():
+    # every value glued on the core page or a section; no key is glued twice
+    values = {}
+    for notebook in CODE:
+        glue = glued(notebook)
+        assert not values.keys() & glue.keys(), notebook
+        values.update(glue)
+    return values
 
 
 def delta_scipy(sigma, epsilon, l2=1.0):
@@ -106,6 +134,25 @@ def test_analytic_to_classical_ratios_with_dp_accounting(g):
 def test_course_sigma_equals_a_search_over_the_pld_accountant(g):
     searched = dpa.calibrate_dp_mechanism(dpa.pld.PLDAccountant, dpa.GaussianDpEvent, 1.0, 1e-5)
     assert float(g["approx_sigma_1"]) == pytest.approx(searched, abs=1e-4)
+    # the audit page calibrates its own sigma the same way
+    assert g["approx_audit_sigma"] == g["approx_sigma_1"]
+
+
+def test_core_sigma_and_the_classical_formula_at_epsilon_ten(ch):
+    # the core's comparison: the classical sigma breaks delta = 1e-5 at epsilon = 10
+    assert ch["SIGMA_1"] == pytest.approx(dpa.get_sigma_gaussian(1.0, 1e-5), rel=1e-6)
+    classic_10 = math.sqrt(2 * math.log(1.25e5)) / 10
+    assert delta_scipy(classic_10, 10.0) > 1e-5
+    assert delta_scipy(math.sqrt(2 * math.log(1.25e5)), 1.0) < 1e-5
+
+
+def test_every_section_is_listed_under_the_chapter():
+    root = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(root / "_ext"))
+    from course_site.archive import toc_sections
+
+    assert toc_sections(root)["chapters/approximate-dp"] == [
+        f"chapters/{name}" for name in CODE if name != "approximate-dp"]
 
 
 def test_audit_glue_is_sound_and_catches_both_bugs(g):

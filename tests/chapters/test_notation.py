@@ -32,7 +32,8 @@ SINGLE_MEANING = {
                   "tree-least-squares-and-factorisation", "binary-tree-horizon",
                   "census-2020-accounting", "synthetic-data-budget-in-opendp"},
     r"\\kappa\b": {"user-level-privacy", "dp-engines"},                                # threshold
-    r"\\mu\b": {"approximate-dp", "privacy-accounting"},                    # Gaussian test
+    r"\\mu\b": {"approximate-dp", "gaussian-calibration",                    # Gaussian test
+                "privacy-profiles-and-attackers", "privacy-accounting"},
     # a lone q (no subscript, star or partner p): the sampling rate
     r"(?<![\\\w])q(?![\w^*{])": {"privacy-accounting", "private-machine-learning",
                                   "dp-sgd-accounting", "dp-sgd-accuracy-on-adult"},
