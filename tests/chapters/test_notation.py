@@ -24,14 +24,14 @@ SINGLE_MEANING = {
                    "local-versus-central-model"},
     r"\\omega\b": {"differential-privacy"},                                 # a prior probability
     r"\\xi\b": {"median-from-local-sensitivity"},                           # smooth sensitivity
-    r"\\tau\b": {"unknown-ranges", "user-level-privacy"},                   # quantile level
+    r"\\tau\b": {"unknown-ranges", "choosing-the-cap"},                     # quantile level
     r"\\beta\b": {"laplace-mechanism", "laplace-privacy-proof", "laplace-vector-queries",
                   "unknown-ranges", "error-bars-for-noisy-means"},         # failure probability
     r"\\rho\b": {"privacy-accounting", "dp-in-the-wild", "synthetic-data",  # zCDP
-                  "user-level-privacy", "continual-release", "query-workloads",
+                  "bounding-across-partitions", "continual-release", "query-workloads",
                   "tree-least-squares-and-factorisation", "binary-tree-horizon",
                   "census-2020-accounting", "synthetic-data-budget-in-opendp"},
-    r"\\kappa\b": {"user-level-privacy", "dp-engines"},                                # threshold
+    r"\\kappa\b": {"partition-selection", "dp-engines"},                               # threshold
     r"\\mu\b": {"approximate-dp", "gaussian-calibration",                    # Gaussian test
                 "privacy-profiles-and-attackers", "privacy-accounting"},
     # a lone q (no subscript, star or partner p): the sampling rate

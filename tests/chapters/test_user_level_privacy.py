@@ -1,4 +1,5 @@
-"""Tests for the user-level-privacy chapter.
+"""Tests for the user-level-privacy chapter and its going-deeper sections
+(bounding-across-partitions, choosing-the-cap, partition-selection).
 
 Glued numbers are recomputed here independently (pandas group-bys, scipy's Laplace
 distribution, plain loops) and compared with the values of the Part VI specification where it
@@ -18,14 +19,41 @@ import pytest
 from scipy import integrate, stats
 
 import helpers
-from conftest import chapter_fixtures
-from notebook_code import CHAPTERS
+from conftest import chapter_fixtures, glued
+from notebook_code import CHAPTERS, notebook_namespace
 
-NAMES = ["reservoir_sample", "rank_within", "N_EVENTS", "keep_core", "laplace_threshold",
-         "release_probability", "tpr_bound", "run_presence_test"]
+NAMES = ["N_EVENTS", "tpr_bound", "run_presence_test"]
+SECTIONS = ["bounding-across-partitions", "choosing-the-cap", "partition-selection"]
 
 
 ch, g = chapter_fixtures("user-level-privacy", NAMES)
+
+
+# the going-deeper sections: bounding across partitions, the cap, partition selection
+@pytest.fixture(scope="module")
+def bound_ns():
+    return notebook_namespace("bounding-across-partitions", ["reservoir_sample", "keep_core", "days"])
+
+
+@pytest.fixture(scope="module")
+def g_bound():
+    return glued("bounding-across-partitions")
+
+
+@pytest.fixture(scope="module")
+def g_cap():
+    return glued("choosing-the-cap")
+
+
+@pytest.fixture(scope="module")
+def part():
+    return notebook_namespace("partition-selection",
+                              ["laplace_threshold", "release_probability", "rank_within"])
+
+
+@pytest.fixture(scope="module")
+def g_part():
+    return glued("partition-selection")
 
 
 @pytest.fixture(scope="module")
@@ -117,36 +145,36 @@ def test_group_delta_exercise_uses_the_exact_sum(g):
 
 # --- bounding ----------------------------------------------------------------------------------
 
-def test_reservoir_sample_is_uniform(ch):
+def test_reservoir_sample_is_uniform(bound_ns):
     rng = np.random.default_rng(2024)
     n, cap, trials = 12, 3, 6_000
     counts = np.zeros(n)
     for _ in range(trials):
-        sample = ch["reservoir_sample"](range(n), cap, rng)
+        sample = bound_ns["reservoir_sample"](range(n), cap, rng)
         assert len(sample) == cap and len(set(sample)) == cap
         counts[sample] += 1
     expected = trials * cap / n
     chi2 = float(((counts - expected) ** 2 / expected).sum())
     assert stats.chi2.sf(chi2, n - 1) > 1e-3
-    assert ch["reservoir_sample"](range(2), 5, rng) == [0, 1]   # short streams are kept whole
+    assert bound_ns["reservoir_sample"](range(2), 5, rng) == [0, 1]   # short streams are kept whole
 
 
-def test_rank_within_against_pandas(ch):
+def test_rank_within_against_pandas(part):
     rng = np.random.default_rng(5)
     groups, priority = rng.integers(0, 50, 2_000), rng.random(2_000)
     expected = pd.Series(priority).groupby(groups).rank(method="first").to_numpy() - 1
-    np.testing.assert_array_equal(ch["rank_within"](groups, priority), expected)
+    np.testing.assert_array_equal(part["rank_within"](groups, priority), expected)
 
 
-def test_chapter_core_is_the_helper(ch, events):
-    """The chapter's group-by core keeps exactly the rows of helpers.bound_contributions (the
+def test_chapter_core_is_the_helper(bound_ns, events):
+    """The section's group-by core keeps exactly the rows of helpers.bound_contributions (the
     helper itself is tested in tests/package/test_events.py)."""
     keep = helpers.bound_contributions(events["person_id"].to_numpy(), events["day"].to_numpy(),
                                        5, 2, helpers.make_rng(11).random((len(events), 2)))
-    np.testing.assert_array_equal(ch["keep_core"], keep)
+    np.testing.assert_array_equal(bound_ns["keep_core"], keep)
 
 
-def test_brute_force_sensitivity_every_person(ch, adult):
+def test_brute_force_sensitivity_every_person(adult):
     """Remove every person of a smaller event table, recompute the bounded release from scratch
     (bounding included), and check the L1 and L2 changes against l*C and sqrt(l)*C."""
     table = helpers.event_table(adult.head(800), seed=3)
@@ -176,13 +204,20 @@ def test_brute_force_sensitivity_every_person(ch, adult):
     assert worst_sum <= l0 * linf * 100
 
 
-def test_glued_brute_force(g):
+def test_glued_brute_force(g_bound):
+    g = g_bound
     assert number(g["user_brute_count"]) == 10
     assert number(g["user_brute_sum"]) <= 1_000
     assert g["user_brute_raw"] == "3,324"             # the heaviest person is among those removed
     assert float(g["user_ex_gauss_brute"]) <= float(g["user_ex_gauss_l2"]) + 1e-9
     assert float(g["user_ex_gauss_l2"]) == pytest.approx(math.sqrt(5) * 2, abs=5e-3)
     assert float(g["user_ex_gauss_sigma"]) == pytest.approx(math.sqrt(5) * 2 / math.sqrt(1.0), abs=5e-3)
+
+
+def test_reservoir_stream_is_the_99th_percentile(g, g_bound, n_u):
+    # the stream's length comes from the data (the 99th percentile of n_u), not a typed 21
+    assert g_bound["user_reservoir_rows"] == int(np.quantile(n_u, 0.99)) == number(g["user_nu_p99"])
+    assert float(g_bound["user_reservoir_target"]) == pytest.approx(5 / 21, abs=5e-4)
 
 
 # --- the cap -----------------------------------------------------------------------------------
@@ -214,7 +249,7 @@ def test_best_caps(g, n_u):
     assert number(g["user_cap_theory"]) == round(32_561 ** (2 / 3))
 
 
-def test_sum_curve_formula_against_simulation(ch, events, g):
+def test_sum_curve_formula_against_simulation(events, g_cap):
     """The chapter's exact bias and sampling variance of the capped sum, against 120 runs of the
     vectorised bounding at C = 5, and the glued best cap recomputed from the formula."""
     person = events["person_id"].to_numpy()
@@ -236,15 +271,16 @@ def test_sum_curve_formula_against_simulation(ch, events, g):
     assert stats.chi2.sf(sums.var(ddof=1) * (sums.size - 1) / variance, sums.size - 1) > 1e-3
     assert stats.chi2.cdf(sums.var(ddof=1) * (sums.size - 1) / variance, sums.size - 1) > 1e-3
     true_sum = float(events["amount"].sum())
-    assert number(g["user_cap_true_sum"]) == true_sum
+    assert number(g_cap["user_cap_true_sum"]) == true_sum
 
 
-def test_private_cap(g, n_u, ch):
-    assert g["user_q90_pick"] == "4"
-    assert (number(g["user_q99_low"]), number(g["user_q99_high"])) == pytest.approx((19, 22), abs=1.5)
-    assert number(g["user_q999_low"]) > 100 and number(g["user_q999_high"]) > 5_000
-    assert g["user_q999_above"] == str(int((n_u > np.quantile(n_u, 0.999)).sum()))
-    assert (g["user_q90_best"], g["user_q90_variant_best"]) == (4, 5)
+def test_private_cap(g, g_cap, n_u):
+    assert g_cap["user_q90_pick"] == "4"
+    assert (number(g_cap["user_q99_low"]), number(g_cap["user_q99_high"])) == pytest.approx(
+        (19, 22), abs=1.5)
+    assert number(g_cap["user_q999_low"]) > 100 and number(g_cap["user_q999_high"]) > 5_000
+    assert g_cap["user_q999_above"] == str(int((n_u > np.quantile(n_u, 0.999)).sum()))
+    assert (g_cap["user_q90_best"], g_cap["user_q90_variant_best"]) == (4, 5)
     cap = g["user_private_cap"]
     assert 15 <= cap <= 30
     assert number(g["user_private_rmse"]) == round(count_rmse(n_u, cap, 0.9)[1])
@@ -254,14 +290,14 @@ def test_private_cap(g, n_u, ch):
 # --- partition selection -----------------------------------------------------------------------
 
 @pytest.mark.parametrize(("l0", "tau", "delta_prime"), [(1, 14.1224, 1.0000e-6), (5, 74.6590, 2.0000e-7)])
-def test_thresholds_of_the_specification(ch, g, l0, tau, delta_prime):
-    got_tau, got_dp = ch["laplace_threshold"](1.0, 1e-6, l0)
+def test_thresholds_of_the_specification(part, g_part, l0, tau, delta_prime):
+    got_tau, got_dp = part["laplace_threshold"](1.0, 1e-6, l0)
     assert round(got_tau, 4) == tau
     assert got_dp == pytest.approx(delta_prime, rel=1e-4)
-    assert g[f"user_tau_l{l0}"] == f"{tau:.4f}"
+    assert g_part[f"user_tau_l{l0}"] == f"{tau:.4f}"
 
 
-def test_thresholding_delta_by_exact_computation(ch):
+def test_thresholding_delta_by_exact_computation(part):
     """The theorem's two parts, computed exactly with scipy's Laplace distribution.
 
     1. Partitions that exist only with the added person (n_p = 1): one of up to l is released
@@ -272,7 +308,7 @@ def test_thresholding_delta_by_exact_computation(ch):
     """
     eps, delta = 1.0, 1e-6
     for l0 in (1, 2, 5, 10):
-        tau, dprime = ch["laplace_threshold"](eps, delta, l0)
+        tau, dprime = part["laplace_threshold"](eps, delta, l0)
         scale = l0 / eps
         p_new = stats.laplace.sf(tau - 1, scale=scale)
         assert p_new == pytest.approx(dprime, rel=1e-9)
@@ -291,7 +327,8 @@ def test_thresholding_delta_by_exact_computation(ch):
                 assert max(0.0, atom) + density < 1e-10
 
 
-def test_release_probabilities(ch, g):
+def test_release_probabilities(part, g_part):
+    ch, g = part, g_part
     for l0 in (1, 5):
         tau, _ = ch["laplace_threshold"](1.0, 1e-6, l0)
         for n in (10, 20, 100):
@@ -307,8 +344,9 @@ def test_release_probabilities(ch, g):
     assert abs(float(g["user_mc_delta"]) - 0.05) < 4 * math.sqrt(0.05 * 0.95 / 200_000)
 
 
-def test_merchant_selection(g, events, ch):
+def test_merchant_selection(g_part, events, part):
     """Recompute the selection with pandas, as the specification describes it."""
+    g, ch = g_part, part
     pairs = events[["person_id", "merchant"]].drop_duplicates().reset_index(drop=True)
     spec = {1: ("32,561", "1,503", "101.0", 102, "29,929"), 5: ("52,730", "2,298", "45.7", 46, "45,492")}
     for l0, (kept_pairs, present, expected, released, covered) in spec.items():
@@ -325,7 +363,9 @@ def test_merchant_selection(g, events, ch):
         assert g[f"user_sel_expected_covered_l{l0}"] == covered == f"{(p * n_p.to_numpy()).sum():,.0f}"
 
 
-def test_key_set_leak(g, events):
+def test_key_set_leak(g_part, events):
+    g = g_part
+    assert g["user_education_levels"] == 16
     per_merchant = events.groupby("merchant")["person_id"].nunique()
     assert g["user_merchants"] == "2,861" and g["user_merchants_lonely"] == "1,932"
     merchant, user = g["user_merchant_x"], g["user_merchant_x_user"]
@@ -341,7 +381,7 @@ def test_user_level_attack_uses_the_private_cap(g):
     assert g["user_attack_cap"] == g["user_private_cap"]
     cells = json.loads((CHAPTERS / "user-level-privacy.ipynb").read_text(encoding="utf-8"))["cells"]
     (prose,) = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"
-                and "**The attack on a user-level release.**" in "".join(c["source"])]
+                and "## The experiment: the attack on the user-level release" in "".join(c["source"])]
     assert "C = {glue:text}`user_attack_cap`" in prose
     assert "C = 21" not in prose
 
@@ -351,7 +391,8 @@ def test_user_level_attack_meets_the_bound(g):
     assert abs(float(g["user_user_attack_heaviest"]) - bound) < 4 * math.sqrt(bound * (1 - bound) / 20_000)
 
 
-def test_threshold_trap_exercise(g):
+def test_threshold_trap_exercise(g_part):
+    g = g_part
     wrong_tau = 1 + math.log(1 / 2e-6)
     per = stats.laplace.sf(wrong_tau - 1, scale=5)
     actual = 1 - (1 - per) ** 5
@@ -360,7 +401,8 @@ def test_threshold_trap_exercise(g):
     assert actual > 1e5 * 1e-6
 
 
-def test_largest_values_exercise(g, events):
+def test_largest_values_exercise(g_bound, events):
+    g = g_bound
     amount = events["amount"].clip(upper=100).astype(float)
     frame = events.assign(amount=amount)
     largest = frame.sort_values(["person_id", "amount"], ascending=[True, False]).groupby("person_id").head(5)
@@ -369,3 +411,17 @@ def test_largest_values_exercise(g, events):
     assert number(g["user_ex_top_largest_bias"]) == round(largest["amount"].sum() - amount.sum())
     assert number(g["user_ex_top_uniform_bias"]) == round(uniform - amount.sum())
     assert number(g["user_ex_top_largest_bias"]) > number(g["user_ex_top_uniform_bias"])
+
+
+@pytest.mark.parametrize("page", ["user-level-privacy", *SECTIONS])
+def test_no_percentile_typed_into_the_code(page, n_u):
+    """The 99th percentile of n_u comes from the data (the constant P99), never typed into a
+    code cell: with another event table a typed 21 would silently keep the old number."""
+    import ast
+
+    p99 = int(np.quantile(n_u, 0.99))
+    cells = json.loads((CHAPTERS / f"{page}.ipynb").read_text(encoding="utf-8"))["cells"]
+    typed = [node.lineno for c in cells if c["cell_type"] == "code"
+             for node in ast.walk(ast.parse("".join(c["source"])))
+             if isinstance(node, ast.Constant) and type(node.value) is int and node.value == p99]
+    assert typed == [], f"{page}: {p99} typed on lines {typed}"
