@@ -1,6 +1,8 @@
-"""Tests for chapter 08 (DP in practice): exact discrete Laplace sampling, the floating-point
-attack on numpy's Laplace sampler, the Gaussian calibrations, the exponential mechanism and the
-reconstruction attack.
+"""Tests for chapter 08 (DP in practice) and its going-deeper pages: exact discrete Laplace
+sampling and the floating-point attack on numpy's Laplace sampler (the core and
+"low-bit-attack-up-close"), the audit of the exact sampler ("auditing-and-opendp-samplers"), the
+Gaussian calibrations ("gaussian-mechanism-and-l2-sensitivity"), the exponential mechanism
+("exponential-mechanism-and-noisy-max") and the reconstruction attack ("reconstruction-attack").
 
 Statistical checks use fixed seeds and state their tolerance; every check can fail.
 """
@@ -19,15 +21,26 @@ from conftest import glued
 from notebook_code import notebook_namespace
 
 CHAPTER = "dp-in-practice"
+UP_CLOSE = "low-bit-attack-up-close"
+AUDIT = "auditing-and-opendp-samplers"
+GAUSSIAN = "gaussian-mechanism-and-l2-sensitivity"
+SELECTION = "exponential-mechanism-and-noisy-max"
+RECONSTRUCTION = "reconstruction-attack"
 
 
 @pytest.fixture(scope="module")
 def ns():
-    return notebook_namespace(CHAPTER, [
-        "numpy_laplace_model", "possible_under", "TWO_53",
-        "exponential_mechanism_gumbel",
-        "report_noisy_max_laplace", "reconstruct",
-    ])
+    """The core's attack code, and the code of the pages that moved out of the core."""
+    namespace = notebook_namespace(CHAPTER, ["numpy_laplace_model", "possible_under", "TWO_53"])
+    namespace.update(notebook_namespace(SELECTION, [
+        "exponential_mechanism_gumbel", "report_noisy_max_laplace"]))
+    namespace.update(notebook_namespace(RECONSTRUCTION, ["reconstruct"]))
+    return namespace
+
+
+@pytest.fixture(scope="module")
+def up_close():
+    return notebook_namespace(UP_CLOSE, ["numpy_laplace_model", "possible_under"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -54,6 +67,19 @@ def test_sampler_model_is_bit_exact(ns, scale, seed):
     uniforms = helpers.make_rng(seed).random(n)
     assert np.array_equal(draws, independent_numpy_laplace(uniforms, scale))
     assert np.array_equal(draws, ns["numpy_laplace_model"](uniforms, 0.0, scale))
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_the_up_close_page_re_creates_the_cores_attack(ns, up_close, seed):
+    """The section page runs alone with its own copy of the model and the test: same results."""
+    rng = helpers.make_rng(seed)
+    uniforms = rng.random(20_000)
+    assert np.array_equal(up_close["numpy_laplace_model"](uniforms, 0.0, 10.0),
+                          independent_numpy_laplace(uniforms, 10.0))
+    y = helpers.laplace_mechanism(rng.integers(0, 2, 5_000).astype(float), 1.0, 0.1, rng=rng)
+    for h in (0.0, 1.0):
+        assert np.array_equal(up_close["possible_under"](y, h, 10.0),
+                              ns["possible_under"](y, h, 10.0))
 
 
 def test_float_attack_is_certain_far_above_the_bound(ns):
@@ -90,6 +116,35 @@ def test_discrete_sampler_gives_the_attack_nothing():
     # the best test stays at the bound (sd of the estimate is about 0.0035)
     success = float(np.mean((y >= 1) == (truth == 1)))
     assert abs(success - bound) < 0.015
+
+
+def test_the_best_test_against_discrete_laplace_is_exactly_the_bound():
+    """The core's exercise: Pr[Y >= 0] = 1 / (1 + e^(-1/t)), against the exact sampler."""
+    for t in (Fraction(10), Fraction(2)):
+        draws = helpers.discrete_laplace_noise(t, helpers.make_rng(int(t)), size=20_000)
+        expected = 1 / (1 + math.exp(-1 / float(t)))
+        # sd of the estimate is about 0.0035; 4 sd
+        assert abs(float(np.mean(draws >= 0)) - expected) < 0.015
+    assert glued(CHAPTER)["practice_discrete_success"] == glued(CHAPTER)["practice_bound"]
+
+
+def test_the_audit_of_the_exact_sampler_finds_no_violation():
+    g = glued(AUDIT)
+    assert 0 <= float(g["practice_audit_discrete"]) <= 0.1
+
+
+# ---------------------------------------------------------------------------------------------
+# Gaussian mechanism against Laplace on Adult's one-way tables
+# ---------------------------------------------------------------------------------------------
+def test_gaussian_crossovers_follow_the_closed_form():
+    g = glued(GAUSSIAN)
+    # classical sigma below Laplace's sqrt(2) k / eps iff k > ln(1.25 / delta)
+    assert g["practice_cross_classical"] == math.floor(math.log(1.25 / 1e-6)) + 1 == 15
+    assert g["practice_ex_cross_small"] == math.floor(math.log(1.25 / 1e-12)) + 1
+    assert g["practice_cross_analytic"] < g["practice_cross_classical"]  # analytic: less noise
+    assert g["practice_sd_laplace"] == f"{math.sqrt(2) * 8 / 0.5:.1f}"
+    sigma = math.sqrt(8) * math.sqrt(2 * math.log(1.25 / 1e-6)) / 0.5
+    assert g["practice_sd_classical"] == f"{sigma:.1f}"
 
 
 # ---------------------------------------------------------------------------------------------
