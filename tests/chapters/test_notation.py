@@ -29,6 +29,7 @@ SINGLE_MEANING = {
                   "unknown-ranges", "error-bars-for-noisy-means"},         # failure probability
     r"\\rho\b": {"privacy-accounting", "dp-in-the-wild", "synthetic-data",  # zCDP
                   "bounding-across-partitions", "continual-release", "query-workloads",
+                  "range-strategies-compared", "nonnegative-post-processing",
                   "tree-least-squares-and-factorisation", "binary-tree-horizon",
                   "census-2020-accounting", "synthetic-data-budget-in-opendp"},
     r"\\kappa\b": {"partition-selection", "dp-engines"},                               # threshold

@@ -1,4 +1,5 @@
-"""Tests for the query-workloads chapter.
+"""Tests for the query-workloads chapter and its going-deeper sections ("range-strategies-compared",
+"mwem-marginals", "nonnegative-post-processing" and "workload-accuracy-limit").
 
 The exact-variance formulas are checked against brute-force matrices on a small domain (the
 explicit all-ranges workload, an explicit canonical decomposition); the glued numbers against an
@@ -20,13 +21,40 @@ from scipy import optimize
 from conftest import CHAPTERS, chapter_fixtures, glued
 from notebook_code import notebook_namespace
 
-NAMES = ["EPS", "RHO", "N", "SIZES", "STRATEGIES", "GRAM", "M", "L_IDX", "R_IDX", "ls_range_variances", "canonical_node_counts", "LS_UNIT", "exact_table",
-         "adult", "country", "K", "RHO_TD", "range_gram", "all_ranges_workload", "tree_strategy", "ls_range_variances",
-         "canonical_node_counts", "project_to_simplex", "estimators", "reconstruction_accuracy",
-         "zcdp_table", "laplace_table", "true", "small", "SIGMA_TD"]
+NAMES = ["EPS", "RHO", "N", "SIZES", "STRATEGIES", "GRAM", "M", "L_IDX", "R_IDX", "canonical_node_counts",
+         "range_gram", "tree_strategy", "range_means", "mean_var", "lower"]
+#: the going-deeper sections and the names their tests use
+RANGES = "range-strategies-compared"
+RANGE_NAMES = ["EPS", "RHO", "N", "SIZES", "STRATEGIES", "GRAM", "M", "L_IDX", "R_IDX", "range_gram",
+               "all_ranges_workload", "tree_strategy", "ls_range_variances", "canonical_node_counts",
+               "LS_UNIT", "NODES", "exact_table", "zcdp_table", "laplace_table"]
+MWEM = "mwem-marginals"
+TOPDOWN = "nonnegative-post-processing"
+TOPDOWN_NAMES = ["adult", "country", "K", "RHO_TD", "true", "small", "SIGMA_TD", "project_to_simplex",
+                 "estimators"]
+LIMIT = "workload-accuracy-limit"
 
 
 ch, g = chapter_fixtures("query-workloads", NAMES)
+
+
+@pytest.fixture(scope="module")
+def rg():
+    return notebook_namespace(RANGES, RANGE_NAMES)
+
+
+@pytest.fixture(scope="module")
+def td():
+    return notebook_namespace(TOPDOWN, TOPDOWN_NAMES)
+
+
+def test_the_sections_are_listed_under_the_chapter():
+    import yaml
+    toc = yaml.safe_load((CHAPTERS.parent / "_toc.yml").read_text(encoding="utf-8"))
+    entries = [c for part in toc["parts"] for c in part["chapters"]
+               if c["file"] == "chapters/query-workloads"]
+    assert [s["file"] for s in entries[0]["sections"]] == [
+        f"chapters/{name}" for name in (RANGES, MWEM, TOPDOWN, LIMIT)]
 
 
 def test_range_gram_equals_brute_force(ch):
@@ -36,11 +64,21 @@ def test_range_gram_equals_brute_force(ch):
         assert np.array_equal(W.T @ W, ch["range_gram"](n))
 
 
-def test_trace_formula_equals_brute_force_errors(ch):
+def test_the_section_recreates_the_cores_definitions(ch, rg):
+    for n in (3, 16):
+        assert np.array_equal(ch["range_gram"](n), rg["range_gram"](n))
+    for name, sizes in ch["SIZES"].items():
+        assert rg["SIZES"][name] == sizes
+        assert np.array_equal(ch["STRATEGIES"][name], rg["STRATEGIES"][name])
+        assert np.array_equal(ch["canonical_node_counts"](sizes), rg["canonical_node_counts"](sizes))
+
+
+def test_trace_formula_equals_brute_force_errors(ch, rg):
     # sigma^2 tr((A^T A)^-1 W^T W) against sum of w (A^T A)^-1 w^T over explicit rows, for a tree on n = 16
     n = 16
     A = ch["tree_strategy"](n, [1, 2, 4, 8, 16])
-    W = ch["all_ranges_workload"](n)
+    W = rg["all_ranges_workload"](n)
+    assert W.shape == (n * (n + 1) // 2, n)
     C = np.linalg.inv(A.T @ A)
     per_row = np.einsum("ij,jk,ik->i", W, C, W)
     assert math.isclose(np.trace(C @ ch["range_gram"](n)), per_row.sum(), rel_tol=1e-10)
@@ -63,8 +101,14 @@ def test_canonical_counts_against_explicit_decomposition(ch):
         assert counts[idx] == used
 
 
-def test_range_table_matches_closed_forms(ch, g):
-    z, lt = ch["zcdp_table"], ch["laplace_table"]
+def test_the_cores_means_are_the_sections_per_range_means(ch, rg):
+    # the core's trace formula and canonical counts against the section's per-range variances
+    for column, table in [("zCDP", rg["zcdp_table"]), ("pure eps", rg["laplace_table"])]:
+        assert np.allclose(ch["mean_var"][column], table.loc[ch["mean_var"].index, "mean Var"], rtol=1e-9)
+
+
+def test_range_table_matches_closed_forms(rg, g):
+    z, lt = rg["zcdp_table"], rg["laplace_table"]
     n = 1024
     assert math.isclose(z.loc["identity", "mean Var"], (n + 2) / 3)
     assert g["wl_id_mean"] == f"{(n + 2) / 3:.1f}" == "342.0"
@@ -122,8 +166,32 @@ def _ratios_from_closed_forms() -> dict[str, float]:
     }
 
 
-def test_glued_ratios_are_the_tables_and_the_closed_forms(ch, g):
-    z, lt = ch["zcdp_table"], ch["laplace_table"]
+def test_the_sections_worst_ranges(rg):
+    gr = glued(RANGES)
+    z = rg["zcdp_table"]
+    assert gr["wl_max_id"] == "1,024" and gr["wl_max_b2_can"] == "198" and gr["wl_max_b2_nodes"] == 18
+    # the worst least-squares range, from pinv of the explicit tree (an independent construction)
+    for b, key in [(2, "wl_max_b2_ls"), (16, "wl_max_b16_ls")]:
+        sizes = [1, 16, 256, 1024] if b == 16 else [2**j for j in range(11)]
+        A = np.vstack([np.kron(np.eye(1024 // s), np.ones((1, s))) for s in sizes])
+        P = np.linalg.pinv(A)
+        cov = P @ P.T
+        S = np.zeros((1025, 1025))
+        S[1:, 1:] = cov.cumsum(0).cumsum(1)
+        L, R = np.triu_indices(1024)
+        worst = len(sizes) * (S[R + 1, R + 1] - S[L, R + 1] - S[R + 1, L] + S[L, L]).max()
+        assert gr[key] == f"{worst:.2f}"
+        assert math.isclose(z.loc[f"b = {b}, least squares", "max Var"], worst, rel_tol=1e-9)
+    assert gr["wl_max_b2_ls"] == "33.59" and gr["wl_max_b16_ls"] == "62.88"
+    # the pure-eps numbers of the section are the core's
+    lt, core = rg["laplace_table"], glued("query-workloads")
+    assert float(core["wl_ratio_pure_best"]) == round(lt.loc["identity", "mean Var"]
+                                                      / lt.loc["b = 16, least squares", "mean Var"], 1)
+    assert gr["wl_lap_b16_ls"] == f"{lt.loc['b = 16, least squares', 'mean Var']:.1f}" == "314.8"
+
+
+def test_glued_ratios_are_the_tables_and_the_closed_forms(rg, g):
+    z, lt = rg["zcdp_table"], rg["laplace_table"]
     for key, value in _ratios_from_closed_forms().items():
         assert g[key] == f"{value:.1f}", key
     assert g["wl_ratio_zcdp_b2"] == "15.8" and g["wl_ratio_zcdp_b16"] == "8.7"
@@ -205,15 +273,20 @@ def test_growth_glues(g):
 
 
 def test_simulation_glue_within_its_error(g):
-    assert abs(float(g["wl_sim_var"]) - float(g["wl_sim_exact"])) < 4 * float(g["wl_sim_se"])
+    gap = abs(float(g["wl_sim_var"]) - float(g["wl_sim_exact"]))
+    assert gap < 4 * float(g["wl_sim_se"])
+    cells = json.loads((CHAPTERS / "query-workloads.ipynb").read_text(encoding="utf-8"))["cells"]
+    markdown = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+    assert "less than two standard errors apart" in markdown  # what the prose says of the gap
+    assert gap < 2 * float(g["wl_sim_se"])
 
 
-def test_simplex_projection_matches_scipy_nnls(ch):
+def test_simplex_projection_matches_scipy_nnls(td):
     # projection onto {x >= 0, sum x = t} = argmin ||x - v||: solve with scipy's NNLS on a penalty
     rng = np.random.default_rng(9)
     v = rng.normal(3, 10, size=(20, 7))
     t = np.abs(v.sum(1)) + 1
-    proj = ch["project_to_simplex"](v, t)
+    proj = td["project_to_simplex"](v, t)
     assert (proj >= -1e-12).all() and np.allclose(proj.sum(1), t)
     for row, total, got in zip(v, t, proj):
         big = 1e4  # enforce the sum by a heavily weighted extra row
@@ -223,14 +296,14 @@ def test_simplex_projection_matches_scipy_nnls(ch):
         assert np.allclose(got, ref, atol=1e-3)
 
 
-def test_least_squares_is_consistent_and_unbiased_nonnegativity_is_not(ch):
-    true, small, sigma = ch["true"], ch["small"], ch["SIGMA_TD"]
+def test_least_squares_is_consistent_and_unbiased_nonnegativity_is_not(td):
+    true, small, sigma = td["true"], td["small"], td["SIGMA_TD"]
     assert math.isclose(sigma, math.sqrt(1 / 0.005))
     rng = np.random.default_rng(77)  # another seed than the chapter's
     runs = 6000
     y = true + rng.normal(scale=sigma, size=(runs, len(true)))
     y_total = true.sum() + rng.normal(scale=sigma, size=runs)
-    est = ch["estimators"](y, y_total)
+    est = td["estimators"](y, y_total)
     ls = est["least squares"]
     # consistency: cells add up to the least-squares total, a weighted mean of y_total and sum(y)
     k = len(true)
@@ -243,22 +316,26 @@ def test_least_squares_is_consistent_and_unbiased_nonnegativity_is_not(ch):
     assert (est["clamp at 0"] - true).sum(1).mean() > 10  # clamping inflates the total
 
 
-def test_topdown_glues(g):
+def test_topdown_glues():
+    g = glued(TOPDOWN)
     assert g["wl_td_small_cells"] == 11 and g["wl_td_small_people"] == "163"
     assert g["wl_td_sigma"] == "14.14"
     assert 13 < float(g["wl_td_clamp_small"]) < 18 and 9 < float(g["wl_td_nnls_small"]) < 14
     assert abs(float(g["wl_td_ls_small"])) < 3 * float(g["wl_td_se"])
 
 
-def test_reconstruction_threshold(ch):
+def test_reconstruction_threshold():
+    limit = notebook_namespace(LIMIT, ["reconstruction_accuracy"])
     rng = np.random.default_rng(11)
-    assert ch["reconstruction_accuracy"](100, 0.05, rng, repeats=3) > 0.98
-    assert ch["reconstruction_accuracy"](100, 5.0, rng, repeats=3) < 0.7
+    assert limit["reconstruction_accuracy"](100, 0.05, rng, repeats=3) > 0.98
+    assert limit["reconstruction_accuracy"](100, 5.0, rng, repeats=3) < 0.7
+    g = glued(LIMIT)
+    assert float(g["wl_rec_small"].rstrip("%")) > 95 and float(g["wl_rec_large"].rstrip("%")) < 75
 
 
 @pytest.fixture(scope="module")
 def mw():
-    return notebook_namespace("query-workloads", ["adult", "hist", "Q", "QUERIES", "mwem"])
+    return notebook_namespace(MWEM, ["adult", "hist", "Q", "QUERIES", "mwem"])
 
 
 def test_mwem_domain_and_queries(mw, adult):
@@ -281,7 +358,8 @@ def test_mwem_learns_with_large_budget_and_keeps_n(mw):
     assert np.abs(Q @ synthetic - Q @ hist).mean() < 0.1 * np.abs(Q @ uniform - Q @ hist).mean()
 
 
-def test_mwem_glues_and_laplace_baseline(g):
+def test_mwem_glues_and_laplace_baseline():
+    g = glued(MWEM)
     for eps, key in [(1.0, "wl_lapmarg_1"), (0.1, "wl_lapmarg_01")]:
         expected = 20 / (eps * 32561)  # E|Lap(b)| = b with b = Delta_1 / eps, Delta_1 = 2 per marginal x 10
         assert abs(float(g[key]) - expected) <= (5e-6 if eps == 1.0 else 5e-5)  # half a unit of the glued digits
@@ -332,16 +410,16 @@ def test_domains_are_the_public_lists_not_the_data(monkeypatch, adult):
     subset = adult[(adult["race"] == "White") & (adult["marital_status"] != "Married-AF-spouse")
                    & (adult["native_country"] != "Holand-Netherlands") & (adult["age"] < 60)]
     monkeypatch.setattr(helpers, "load_adult", lambda: subset.copy())
-    ns = notebook_namespace("query-workloads", ["SHAPE", "hist", "country", "K"])
+    ns = notebook_namespace(MWEM, ["SHAPE", "hist"]) | notebook_namespace(TOPDOWN, ["country", "K"])
     public = helpers.ADULT_CATEGORIES
     assert ns["SHAPE"] == (7, len(public["sex"]), len(public["race"]), len(public["income"]),
                            len(public["marital_status"])) == (7, 2, 5, 2, 7)
     assert ns["hist"].size == 980 and ns["hist"].sum() == len(subset)
     assert list(ns["country"].index) == list(public["native_country"]) and ns["K"] == 41
     assert ns["country"]["Holand-Netherlands"] == 0
-    cells = json.loads((CHAPTERS / "query-workloads.ipynb").read_text(encoding="utf-8"))["cells"]
+    cells = json.loads((CHAPTERS / f"{TOPDOWN}.ipynb").read_text(encoding="utf-8"))["cells"]
     markdown = " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
     assert f"one for each of the {len(public['native_country'])} countries on the public list" in markdown
     from conftest import ROOT
     errata = " ".join((ROOT / "errata.md").read_text(encoding="utf-8").split())
-    assert f"to {glued('query-workloads')['wl_td_clamp_small']} people" in errata
+    assert f"to {glued(TOPDOWN)['wl_td_clamp_small']} people" in errata
