@@ -1,8 +1,11 @@
 """Tests for the local differential privacy chapter.
 
-The chapter's protocols are loaded from the notebook and checked against independent
-computations: exact output distributions, the exact distribution of a support count (a
-convolution of two binomials), simulations with their own seeds, and closed forms.
+The chapter's protocols are loaded from the notebooks (the core ``local-dp`` has k-RR and its
+estimator; ``unary-encoding-and-local-hashing`` the other protocols; ``choosing-a-frequency-oracle``
+the variance check and the comparison of protocols; ``memoisation-and-the-shuffle-model`` no
+tested code) and checked against independent computations: exact output distributions, the
+exact distribution of a support count (a convolution of two binomials), simulations with their
+own seeds, and closed forms.
 """
 
 from __future__ import annotations
@@ -14,19 +17,40 @@ import pytest
 from scipy import stats
 
 import helpers
-from conftest import chapter_fixtures
+from conftest import chapter_fixtures, glued
+from notebook_code import notebook_namespace
 
-NAMES = ["grr_probabilities", "grr", "ue", "ue_probabilities", "olh_g", "olh",
-         "support_probabilities", "estimate_counts", "exact_variance", "var_star_per_person"]
+CORE_NAMES = ["grr_probabilities", "grr", "krr_estimate", "krr_sd"]
+PROTOCOL_NAMES = ["grr_probabilities", "grr", "ue", "ue_probabilities", "olh_g", "olh",
+                  "support_probabilities", "estimate_counts", "exact_variance"]
+
+ch, g = chapter_fixtures("local-dp", CORE_NAMES)
 
 
-ch, g = chapter_fixtures("local-dp", NAMES)
+@pytest.fixture(scope="module")
+def pr():
+    """The protocols of the going-deeper pages (and the comparison of their variances)."""
+    namespace = notebook_namespace("unary-encoding-and-local-hashing", PROTOCOL_NAMES)
+    choosing = notebook_namespace("choosing-a-frequency-oracle",
+                                  ["support_probabilities", "var_star_per_person"])
+    namespace["var_star_per_person"] = choosing["var_star_per_person"]
+    return namespace
 
 
-def test_glued_data_facts(g, adult):
+@pytest.fixture(scope="module")
+def g_hashing():
+    return glued("unary-encoding-and-local-hashing")
+
+
+@pytest.fixture(scope="module")
+def g_choosing():
+    return glued("choosing-a-frequency-oracle")
+
+
+def test_glued_data_facts(g, g_choosing, adult):
     assert g["ldp_n_occupation"] == f"{adult['occupation'].notna().sum():,}"
-    assert g["ldp_n_country"] == f"{adult['native_country'].notna().sum():,}"
-    assert (g["ldp_k_occupation"], g["ldp_k_country"]) == (14, 41)
+    assert g_choosing["ldp_n_country"] == f"{adult['native_country'].notna().sum():,}"
+    assert (g["ldp_k_occupation"], g_choosing["ldp_k_country"]) == (14, 41)
     counts = adult["occupation"].value_counts()
     assert g["ldp_smallest_name"] == counts.idxmin() and g["ldp_smallest_count"] == counts.min()
 
@@ -50,10 +74,38 @@ def test_two_value_grr_is_the_courses_randomized_response(ch):
             helpers.randomized_response_keep_probability(epsilon), rel=1e-12)
 
 
+def test_the_core_estimator_on_two_values_is_the_randomized_response_estimator(ch):
+    """Exercise ex-ldp-binary-krr: k-RR's share estimate is helpers.estimate_proportion."""
+    bits = helpers.make_rng(3).integers(0, 2, size=5_000)
+    for epsilon in (0.5, 1.0, 2.0):
+        reports = helpers.randomized_response(bits, epsilon, helpers.make_rng(4))
+        share = ch["krr_estimate"](reports, 2, epsilon)[1] / reports.size
+        assert share == pytest.approx(helpers.estimate_proportion(reports, epsilon), rel=1e-12)
+
+
+def test_the_core_estimator_is_unbiased_with_the_formulas_spread(ch):
+    """Seeded: mean within 5 standard errors of the truth; the spread within 15% of krr_sd,
+    whose square is the mean over values of the exact variance (two binomials convolved)."""
+    rng = helpers.make_rng(11)
+    k, epsilon, repetitions = 6, 1.0, 400
+    values = rng.integers(0, k, size=3_000)
+    truth = np.bincount(values, minlength=k)
+    runs = np.array([ch["krr_estimate"](ch["grr"](values, k, epsilon, rng), k, epsilon)
+                     for _ in range(repetitions)])
+    p, r = math.exp(epsilon) / (math.exp(epsilon) + k - 1), 1 / (math.exp(epsilon) + k - 1)
+    exact = [exact_support_variance(int(n_v), values.size - int(n_v), p, r) / (p - r) ** 2
+             for n_v in truth]
+    assert np.all(np.abs(runs.mean(axis=0) - truth) < 5 * np.sqrt(exact) / math.sqrt(repetitions))
+    assert ch["krr_sd"](values.size, k, epsilon) == pytest.approx(
+        math.sqrt(np.mean(exact)), rel=1e-9)
+    assert math.sqrt(np.mean((runs - truth) ** 2)) == pytest.approx(
+        math.sqrt(np.mean(exact)), rel=0.15)
+
+
 @pytest.mark.parametrize("variant", ["SUE", "OUE"])
-def test_unary_encoding_is_exactly_epsilon_ldp(ch, variant):
+def test_unary_encoding_is_exactly_epsilon_ldp(pr, variant):
     for epsilon in (0.5, 1.0, 4.0):
-        p, q = ch["ue_probabilities"](epsilon, variant)
+        p, q = pr["ue_probabilities"](epsilon, variant)
         assert math.log(p * (1 - q) / ((1 - p) * q)) == pytest.approx(epsilon)
 
 
@@ -68,20 +120,20 @@ def exact_support_variance(n_v: int, n_other: int, p: float, q: float) -> float:
 
 
 @pytest.mark.parametrize("protocol", ["k-RR", "SUE", "OUE", "OLH"])
-def test_exact_variance_formula_against_the_exact_distribution(ch, protocol):
+def test_exact_variance_formula_against_the_exact_distribution(pr, protocol):
     k, n, n_v, epsilon = 6, 300, 70, 1.3
-    p_star, q_star = ch["support_probabilities"](protocol, epsilon, k)
+    p_star, q_star = pr["support_probabilities"](protocol, epsilon, k)
     var_support = exact_support_variance(n_v, n - n_v, p_star, q_star)
-    assert ch["exact_variance"](protocol, epsilon, k, n, n_v / n) == pytest.approx(
+    assert pr["exact_variance"](protocol, epsilon, k, n, n_v / n) == pytest.approx(
         var_support / (p_star - q_star) ** 2, rel=1e-9)
 
 
-def test_olh_supports_other_values_with_probability_one_over_g(ch):
+def test_olh_supports_other_values_with_probability_one_over_g(pr):
     """The reason each person needs their own hash: q* = 1/g for non-holders."""
     epsilon, k, n = 1.0, 5, 200_000
     values = np.zeros(n, dtype=int)  # everyone holds value 0
-    support = ch["olh"](values, k, epsilon, helpers.make_rng(8))
-    gg = ch["olh_g"](epsilon)
+    support = pr["olh"](values, k, epsilon, helpers.make_rng(8))
+    gg = pr["olh_g"](epsilon)
     p = math.exp(epsilon) / (math.exp(epsilon) + gg - 1)
     se_q = math.sqrt(n * (1 / gg) * (1 - 1 / gg))
     assert abs(support[0] - n * p) < 5 * math.sqrt(n * p * (1 - p))
@@ -89,7 +141,7 @@ def test_olh_supports_other_values_with_probability_one_over_g(ch):
 
 
 @pytest.mark.parametrize("protocol", ["k-RR", "SUE", "OUE", "OLH"])
-def test_estimator_is_unbiased(ch, protocol):
+def test_estimator_is_unbiased(pr, protocol):
     rng = helpers.make_rng(9)
     k, epsilon = 6, 1.0
     values = rng.integers(0, k, size=5_000)
@@ -97,36 +149,43 @@ def test_estimator_is_unbiased(ch, protocol):
     runs = []
     for _ in range(60):
         if protocol == "k-RR":
-            support = np.bincount(ch["grr"](values, k, epsilon, rng), minlength=k)
+            support = np.bincount(pr["grr"](values, k, epsilon, rng), minlength=k)
         elif protocol == "OLH":
-            support = ch["olh"](values, k, epsilon, rng)
+            support = pr["olh"](values, k, epsilon, rng)
         else:
-            support = ch["ue"](values, k, *ch["ue_probabilities"](epsilon, protocol), rng)
-        runs.append(ch["estimate_counts"](support, values.size, protocol, epsilon, k))
-    sd = np.sqrt(ch["exact_variance"](protocol, epsilon, k, values.size, truth / values.size))
+            support = pr["ue"](values, k, *pr["ue_probabilities"](epsilon, protocol), rng)
+        runs.append(pr["estimate_counts"](support, values.size, protocol, epsilon, k))
+    sd = np.sqrt(pr["exact_variance"](protocol, epsilon, k, values.size, truth / values.size))
     assert np.all(np.abs(np.mean(runs, axis=0) - truth) < 5 * sd / math.sqrt(60))
 
 
-def test_glued_variance_check_and_winners(g, ch):
+def test_glued_variance_check_and_winners(g_choosing, pr):
+    g = g_choosing
     assert float(g["ldp_variance_worst"].rstrip("%")) < 20
     assert g["ldp_variance_runs"] == 16
     for column, k in (("occupation", 14), ("native_country", 41)):
         for epsilon in (1, 4):
             best = min(["k-RR", "SUE", "OUE", "OLH"],
-                       key=lambda name: ch["var_star_per_person"](name, float(epsilon), k))
+                       key=lambda name: pr["var_star_per_person"](name, float(epsilon), k))
             assert g[f"ldp_best_{column}_{epsilon}"] == best
 
 
-def test_crossover_is_k_minus_two_below_three_e_to_the_epsilon(g, ch):
+def test_crossover_is_k_minus_two_below_three_e_to_the_epsilon(g_choosing, pr):
+    g = g_choosing
     for epsilon, key in ((1.0, "ldp_crossover_eps1"), (3.0, "ldp_crossover_eps3")):
-        grr_wins = [k for k in range(2, 200) if ch["var_star_per_person"]("k-RR", epsilon, k)
-                    < ch["var_star_per_person"]("OUE", epsilon, k)]
+        grr_wins = [k for k in range(2, 200) if pr["var_star_per_person"]("k-RR", epsilon, k)
+                    < pr["var_star_per_person"]("OUE", epsilon, k)]
         assert g[key] == max(grr_wins) == math.ceil(3 * math.exp(epsilon) + 2) - 1
     assert g["ldp_crossover_exact"] == f"{math.log(14 / 3):.3f}"
+    # OLH against k-RR for the core's 14 occupations at epsilon 1 (g = 4), from closed forms
+    e = math.e
+    olh = (1 / 4) * (3 / 4) / (e / (e + 3) - 1 / 4) ** 2
+    krr = (e + 12) / (e - 1) ** 2
+    assert g["ldp_olh_vs_krr_14"] == f"{math.sqrt(olh / krr):.2f}"
 
 
-def test_glued_exact_epsilons_and_the_daily_attack(g):
-    assert g["ldp_exact_eps"].count("1.000000000000") == 4
+def test_glued_exact_epsilons_and_the_daily_attack(g, g_hashing):
+    assert g_hashing["ldp_exact_eps"].count("1.000000000000") == 4
     day1 = float(g["ldp_attack_day1"].rstrip("%")) / 100
     p = float(g["ldp_attack_p"])
     assert p == pytest.approx(math.e / (math.e + 13), abs=5e-4)
@@ -136,9 +195,17 @@ def test_glued_exact_epsilons_and_the_daily_attack(g):
 
 def test_local_error_grows_like_root_n_and_central_does_not(g):
     assert 0.4 < float(g["ldp_slope"]) < 0.6
-    n = 30_718
-    p, q = math.e / (math.e + 3), 1 / 4  # OLH at epsilon 1: g = round(e) + 1 = 4
-    local_sd = math.sqrt(n * q * (1 - q)) / (p - q)
+    n, k = 30_718, 14
+    p, q = math.e / (math.e + k - 1), 1 / (math.e + k - 1)  # k-RR at epsilon 1
+    # root mean square over the k counts of the exact sd (the shares average 1/k)
+    local_sd = math.sqrt(n * q * (1 - q) / (p - q) ** 2 + n / k * (1 - p - q) / (p - q))
     assert float(g["ldp_local_sd_full"]) == pytest.approx(local_sd, rel=0.15)
     # central: Lap(2/epsilon) per count (replace-one, as the local reports), sd 2 sqrt(2)
     assert float(g["ldp_ratio_full"]) == pytest.approx(local_sd / (2 * math.sqrt(2)), rel=0.2)
+
+
+def test_rappor_budget_exercise_is_four_ln_three():
+    """Exercise ex-ldp-rappor-budget: 2h bits differ, each ln((1 - f/2)/(f/2)) = ln 3."""
+    ns = notebook_namespace("memoisation-and-the-shuffle-model", ["h", "f", "eps_infinity"])
+    assert (ns["h"], ns["f"]) == (2, 0.5)
+    assert ns["eps_infinity"] == pytest.approx(4 * math.log(3), rel=1e-12)
