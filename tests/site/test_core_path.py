@@ -37,7 +37,7 @@ CORE_MINUTES = 20
 NOT_YET_ON_THE_CORE_PATH = {
     "approximate-dp", "dp-engines",
     "dp-in-practice", "k-anonymity", "local-dp",
-    "privacy-accounting", "private-selection", "query-workloads",
+    "private-selection", "query-workloads",
     "unknown-ranges", "user-level-privacy",
 }
 
