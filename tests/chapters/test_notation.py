@@ -30,7 +30,7 @@ SINGLE_MEANING = {
                   "unknown-ranges"},                                       # failure probability
     r"\\rho\b": {"privacy-accounting", "dp-in-the-wild", "synthetic-data",  # zCDP
                   "renyi-dp-and-zcdp", "accountants-compared", "amplification-by-subsampling",
-                  "census-2020-in-three-currencies",
+                  "census-2020-in-three-currencies", "six-calibrations-on-adult",
                   "user-level-privacy", "continual-release", "query-workloads",
                   "tree-least-squares-and-factorisation", "binary-tree-horizon",
                   "census-2020-accounting", "synthetic-data-budget-in-opendp"},

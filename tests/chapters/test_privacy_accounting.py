@@ -29,7 +29,8 @@ SECTION_NAMES = {
     "renyi-dp-and-zcdp": ["rr_renyi", "zcdp_simple"],
     "census-2020-in-three-currencies": ["rho_census", "CENSUS_DELTA"],
 }
-SECTIONS = [*SECTION_NAMES, "accountants-compared", "amplification-by-subsampling"]
+SECTIONS = [*SECTION_NAMES, "accountants-compared", "six-calibrations-on-adult",
+            "amplification-by-subsampling"]
 
 
 @pytest.fixture(scope="module")
