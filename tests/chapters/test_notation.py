@@ -18,7 +18,8 @@ CHAPTERS = ROOT / "chapters"
 
 #: symbol (a regex over LaTeX math) -> the only chapters whose prose may use it
 SINGLE_MEANING = {
-    r"\\alpha\b": {"privacy-accounting", "selection-under-zcdp"},           # Rényi order
+    r"\\alpha\b": {"privacy-accounting", "selection-under-zcdp",            # Rényi order
+                   "renyi-dp-and-zcdp"},
     r"\\theta\b": {"randomized-response-coin-and-spinner"},                 # truth probability
     r"\\lambda\b": {"randomized-response-estimation",                       # P[report = 1]
                    "local-versus-central-model"},
@@ -30,13 +31,18 @@ SINGLE_MEANING = {
     r"\\rho\b": {"privacy-accounting", "dp-in-the-wild", "synthetic-data",  # zCDP
                   "bounding-across-partitions", "continual-release", "query-workloads",
                   "range-strategies-compared", "nonnegative-post-processing",
+                  "renyi-dp-and-zcdp", "accountants-compared", "amplification-by-subsampling",
+                  "census-2020-in-three-currencies", "six-calibrations-on-adult",
                   "tree-least-squares-and-factorisation", "binary-tree-horizon",
                   "census-2020-accounting", "synthetic-data-budget-in-opendp"},
     r"\\kappa\b": {"partition-selection", "dp-engines"},                               # threshold
     r"\\mu\b": {"approximate-dp", "gaussian-calibration",                    # Gaussian test
-                "privacy-profiles-and-attackers", "privacy-accounting"},
+                "privacy-profiles-and-attackers", "privacy-accounting",
+                "accountants-compared", "amplification-by-subsampling",
+                "census-2020-in-three-currencies"},
     # a lone q (no subscript, star or partner p): the sampling rate
     r"(?<![\\\w])q(?![\w^*{])": {"privacy-accounting", "private-machine-learning",
+                                  "amplification-by-subsampling", "renyi-dp-and-zcdp",
                                   "dp-sgd-accounting", "dp-sgd-accuracy-on-adult"},
 }
 

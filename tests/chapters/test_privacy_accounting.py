@@ -17,15 +17,40 @@ import pytest
 from scipy import integrate, stats
 
 import helpers
-from conftest import chapter_fixtures
+from conftest import glued
+from notebook_code import notebook_namespace
 
-NAMES = ["advanced_epsilon", "smallest_k_advanced_wins", "pure_composition_delta",
-         "optimal_pure_epsilon", "kov_delta", "rr_renyi",
-         "threshold_counts", "AGES", "HOURS", "zcdp_simple", "rho_census",
-         "CENSUS_DELTA"]
+# The chapter's core defines the Adult counts; its "Going deeper" sections hold the rest.
+NAMES = ["threshold_counts", "AGES", "HOURS"]
+SECTION_NAMES = {
+    "advanced-and-optimal-composition": ["advanced_epsilon", "smallest_k_advanced_wins",
+                                         "pure_composition_delta", "optimal_pure_epsilon",
+                                         "kov_delta"],
+    "renyi-dp-and-zcdp": ["rr_renyi", "zcdp_simple"],
+    "census-2020-in-three-currencies": ["rho_census", "CENSUS_DELTA"],
+}
+SECTIONS = [*SECTION_NAMES, "accountants-compared", "six-calibrations-on-adult",
+            "amplification-by-subsampling"]
 
 
-ch, g = chapter_fixtures("privacy-accounting", NAMES)
+@pytest.fixture(scope="module")
+def ch():
+    """The names the tests use, from the core and from the section that defines each."""
+    names = dict(notebook_namespace("privacy-accounting", NAMES))
+    for section, wanted in SECTION_NAMES.items():
+        names.update(notebook_namespace(section, wanted))
+    return names
+
+
+@pytest.fixture(scope="module")
+def g():
+    """Every value glued by the core or by one of its sections (no key is glued twice)."""
+    values = dict(glued("privacy-accounting"))
+    for section in SECTIONS:
+        section_values = glued(section)
+        assert not set(section_values) & set(values), section
+        values.update(section_values)
+    return values
 
 
 def test_advanced_composition_formula_is_dwork_roth_theorem_3_20(ch):
@@ -293,7 +318,8 @@ def test_dp_accounting_neighbour_relations_as_the_traps_box_says():
 
 
 def test_traps_box_states_the_neighbour_relations_correctly():
-    chapter = Path(__file__).resolve().parents[2] / "chapters" / "privacy-accounting.ipynb"
+    chapter = (Path(__file__).resolve().parents[2] / "chapters"
+               / "amplification-by-subsampling.ipynb")
     cells = json.loads(chapter.read_text(encoding="utf-8"))["cells"]
     (traps,) = ["".join(c["source"]) for c in cells
                 if "Traps of tight accounting" in "".join(c["source"])]
@@ -301,3 +327,57 @@ def test_traps_box_states_the_neighbour_relations_correctly():
     assert "`dp-accounting` assumes add/remove" not in text
     assert "defaults to add/remove but supports `NeighboringRelation.REPLACE_ONE`" in text
     assert "For values in $[0, M]$ a sum's sensitivity is $M$ under both relations" in text
+
+
+# --- the core: zCDP against basic composition and the exact value ----------------------------
+
+def _improved_conversion(rho, delta):
+    # Canonne, Kamath & Steinke (2020), Prop. 12, minimised by brute force over a grid of orders
+    alphas = np.linspace(1.0001, 400, 2_000_000)
+    return float(np.min(rho * alphas + np.log1p(-1 / alphas)
+                        - (math.log(delta) + np.log(alphas)) / (alphas - 1)))
+
+
+def test_core_thousand_gaussian_counts(g):
+    sigma, k, delta = 20.0, 1000, 1e-5
+    rho = k / (2 * sigma**2)
+    assert g["acct_core_rho"] == "1.25" == f"{rho}"
+    assert g["acct_core_simple"] == f"{rho + 2 * math.sqrt(rho * math.log(1 / delta)):.2f}"
+    assert float(g["acct_core_improved"]) == pytest.approx(_improved_conversion(rho, delta),
+                                                           abs=0.006)
+    assert float(g["acct_core_basic"]) == pytest.approx(
+        k * _gaussian_epsilon_exact(1.0, sigma, delta / k), abs=0.5)
+    pld = dpa.pld.PLDAccountant(value_discretization_interval=1e-4)
+    pld.compose(dpa.GaussianDpEvent(sigma), k)
+    assert float(g["acct_core_exact"]) == pytest.approx(pld.get_epsilon(delta), abs=0.006)
+    values = [float(g[f"acct_core_{n}"]) for n in ("exact", "improved", "simple", "basic")]
+    assert values == sorted(values)
+
+
+def test_core_adult_calibrations_meet_their_budgets(g, adult):
+    k, delta = 1000, 1e-5
+    sd = {n: float(g[f"acct_core_sd_{n}"].replace(",", "")) for n in ("basic", "zcdp", "exact")}
+    # each glued sigma (rounded to an integer) brackets the sigma that spends exactly the budget
+    basic = [_gaussian_epsilon_exact(1.0, sd["basic"] + d, delta / k) for d in (-0.5, 0.5)]
+    assert basic[0] > 1 / k > basic[1]
+    exact = [_gaussian_epsilon_exact(math.sqrt(k), sd["exact"] + d, delta) for d in (-0.5, 0.5)]
+    assert exact[0] > 1 > exact[1]
+    zcdp = [_improved_conversion(k / (2 * (sd["zcdp"] + d) ** 2), delta) for d in (-0.5, 0.5)]
+    assert zcdp[0] > 1 > zcdp[1]
+    assert sd["exact"] < sd["zcdp"] < sd["basic"]
+    assert float(g["acct_core_ratio"]) == pytest.approx(sd["basic"] / sd["exact"], abs=1)
+    ages, hours = adult["age"].to_numpy(), adult["hours_per_week"].to_numpy()
+    counts = [int(((ages >= a) & (hours >= h)).sum())
+              for a in range(18, 68) for h in range(5, 101, 5)]
+    assert g["acct_core_median"] == f"{np.median(counts):,.0f}"
+
+
+def test_core_exercise_zcdp_plan(g):
+    rho = 200 / (2 * 40**2) + 0.5**2 / 2
+    assert g["acct_ex_plan_rho"] == f"{rho}" == "0.1875"
+    assert g["acct_ex_plan_eps"] == f"{rho + 2 * math.sqrt(rho * math.log(1e6)):.2f}"
+    counts = _gaussian_epsilon_exact(math.sqrt(200), 40.0, 1e-6)
+    assert float(g["acct_ex_plan_counts"]) == pytest.approx(counts, abs=0.006)
+    assert float(g["acct_ex_plan_basic"]) == pytest.approx(counts + 0.5, abs=0.006)
+    # as the solution says: here the zCDP total is the larger one
+    assert float(g["acct_ex_plan_eps"]) > float(g["acct_ex_plan_basic"])

@@ -463,13 +463,15 @@ def test_phone_width_wide_table_shows_its_scroll_cue(browser, site_url):
 
 
 def test_phone_width_wide_formula_scrolls_with_its_cue(browser, site_url):
-    """On a phone, the widest display formula of ``privacy-accounting`` scrolls in its own box
-    from its first character to its last (nothing out of reach on the left, as a centred or
-    reversed-row formula would be), and the box's shadow is drawn at its right edge."""
+    """On a phone, the widest display formula of ``advanced-and-optimal-composition`` (the
+    optimal-composition δ, once in ``privacy-accounting``, whose core has no formula that wide)
+    scrolls in its own box from its first character to its last (nothing out of reach on the
+    left, as a centred or reversed-row formula would be), and the box's shadow is drawn at its
+    right edge."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     try:
         p = context.new_page()
-        p.goto(f"{site_url}/chapters/privacy-accounting.html", wait_until="load")
+        p.goto(f"{site_url}/chapters/advanced-and-optimal-composition.html", wait_until="load")
         p.wait_for_load_state("networkidle")
         index = p.evaluate("""() => {
             const boxes = [...document.querySelectorAll('main div.math')];
