@@ -271,7 +271,8 @@ def computation_timings() -> dict[str, float]:
     from notebook_code import notebook_namespace
 
     adult = helpers.load_adult()
-    chapter = notebook_namespace("k-anonymity", ["adult", "mondrian", "k_anonymity", "MONDRIAN_QI"])
+    chapter = notebook_namespace(
+        "information-loss", ["adult", "mondrian", "k_anonymity", "MONDRIAN_QI"])
     qi = ["age", "sex", "race", "native_country", "workclass"]
     runs = []
     for _ in range(20):

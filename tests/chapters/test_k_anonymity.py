@@ -1,8 +1,9 @@
-"""Tests for chapter 02 (k-anonymity and its limits).
+"""Tests for chapter 02 (k-anonymity and its limits) and its going-deeper sections.
 
-The chapter's claims are read from the values it glues into its executed notebook and checked
-against independent pandas computations; its ``mondrian`` function is loaded from the notebook
-and checked on the full Adult data.
+The chapter's claims are read from the values its core and its sections (``mondrian``,
+``information-loss``, ``l-diversity-and-t-closeness``) glue into their executed notebooks and
+checked against independent pandas computations; ``mondrian`` is loaded from its section and
+checked on the full Adult data.
 """
 
 from __future__ import annotations
@@ -19,7 +20,10 @@ import helpers
 from conftest import glued as conftest_glued
 from notebook_code import notebook_namespace
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "chapters" / "k-anonymity.ipynb"
+CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
+NOTEBOOK = CHAPTERS / "k-anonymity.ipynb"
+SECTIONS = ["mondrian", "information-loss", "l-diversity-and-t-closeness"]
+ADULT_QI = ["age", "sex", "race", "zip"]
 MONDRIAN_QI = ["age", "education_num", "hours_per_week", "sex"]
 HEALTH_QI = ["marital_status", "sex", "zip", "ethnicity"]
 KS = [2, 5, 10, 25, 50, 100]
@@ -53,13 +57,25 @@ def notebook():
 
 @pytest.fixture(scope="module")
 def glued():
-    return conftest_glued("k-anonymity")
+    """Every value glued by the core and its sections (no name is glued twice)."""
+    values = {}
+    for stem in ["k-anonymity", *SECTIONS]:
+        page = conftest_glued(stem)
+        assert not values.keys() & page.keys(), stem
+        values.update(page)
+    return values
 
 
 @pytest.fixture(scope="module")
 def chapter():
-    """The chapter's own functions: Mondrian, k-anonymity and l-diversity."""
-    return notebook_namespace("k-anonymity", ["mondrian", "k_anonymity", "l_diversity"])
+    """The chapter's own functions, each from the page that shows it: k-anonymity (core),
+    Mondrian (``mondrian``) and l-diversity (``l-diversity-and-t-closeness``)."""
+    return {
+        "k_anonymity": notebook_namespace("k-anonymity", ["k_anonymity"])["k_anonymity"],
+        "mondrian": notebook_namespace("mondrian", ["mondrian"])["mondrian"],
+        "l_diversity": notebook_namespace(
+            "l-diversity-and-t-closeness", ["l_diversity", "k_anonymity"])["l_diversity"],
+    }
 
 
 @pytest.fixture(scope="module")
@@ -98,17 +114,61 @@ def bounds(series):
 # ------------------------------------------------------------------------------------------
 # The chapter uses the k values and quasi-identifiers tested here
 # ------------------------------------------------------------------------------------------
-def test_chapter_uses_the_tested_parameters(notebook):
-    assigned = {}
-    for cell in notebook["cells"]:
+def _cells(stem):
+    return json.loads((CHAPTERS / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+
+
+def test_chapter_uses_the_tested_parameters():
+    """Every assignment of these names, on the core and on its sections, is the tested one."""
+    expected = {"KS": KS, "MONDRIAN_QI": MONDRIAN_QI, "HEALTH_QI": HEALTH_QI,
+                "ADULT_QI": ADULT_QI}
+    seen = set()
+    for stem in ["k-anonymity", *SECTIONS]:
+        for cell in _cells(stem):
+            if cell["cell_type"] != "code":
+                continue
+            for node in ast.parse("".join(cell["source"])).body:
+                if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    target = node.targets[0]
+                    if isinstance(target, ast.Name) and target.id in expected:
+                        assert ast.literal_eval(node.value) == expected[target.id], stem
+                        seen.add(target.id)
+    assert seen == set(expected)
+
+
+def _definitions(stem):
+    """{function name: [(shown, source), ...]} of the top-level functions of a notebook."""
+    found = {}
+    for cell in _cells(stem):
         if cell["cell_type"] != "code":
             continue
-        for node in ast.parse("".join(cell["source"])).body:
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-                if isinstance(target, ast.Name) and target.id in {"KS", "MONDRIAN_QI", "HEALTH_QI"}:
-                    assigned[target.id] = ast.literal_eval(node.value)
-    assert assigned == {"KS": KS, "MONDRIAN_QI": MONDRIAN_QI, "HEALTH_QI": HEALTH_QI}
+        source = "".join(cell["source"])
+        shown = "remove-input" not in cell["metadata"].get("tags", [])
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.FunctionDef):
+                found.setdefault(node.name, []).append(
+                    (shown, ast.get_source_segment(source, node)))
+    return found
+
+
+def test_sections_recreate_the_shown_functions_unchanged():
+    """A section runs alone, so it re-creates in a hidden cell the functions another page
+    shows; each hidden copy must be the shown code, character for character."""
+    shown = {}
+    for stem in ["k-anonymity", *SECTIONS]:
+        for name, versions in _definitions(stem).items():
+            for is_shown, source in versions:
+                if is_shown:
+                    assert name not in shown, f"{name} is shown twice"
+                    shown[name] = source
+    copies = 0
+    for stem in SECTIONS:
+        for name, versions in _definitions(stem).items():
+            for is_shown, source in versions:
+                if not is_shown:
+                    assert source == shown[name], (stem, name)
+                    copies += 1
+    assert copies >= 6
 
 
 # ------------------------------------------------------------------------------------------
@@ -238,6 +298,36 @@ def test_homogeneity_counts(releases, glued):
 # ------------------------------------------------------------------------------------------
 # Other glued claims
 # ------------------------------------------------------------------------------------------
+def test_core_release_is_5_anonymous_and_homogeneity_counts(adult, glued):
+    """The core's release: 10-year age bands, 1-digit ZIPs, classes under 5 rows dropped."""
+    table = pd.DataFrame({
+        "band": adult["age"] // 10, "sex": adult["sex"], "race": adult["race"],
+        "zip1": adult["zip"].str[0], "income": adult["income"],
+    })
+    keys = ["band", "sex", "race", "zip1"]
+    size = table.groupby(keys)["income"].transform("size")
+    kept = table[size >= 5]
+    assert glued["kanon_release_k"] == _independent_k(kept, keys) >= 5
+    per_class = kept.groupby(keys)["income"].agg(["size", "nunique"])
+    hom = per_class[per_class["nunique"] == 1]
+    assert as_int(glued["kanon_release_classes"]) == len(per_class)
+    assert as_int(glued["kanon_release_hom_classes"]) == len(hom) > 0
+    assert as_int(glued["kanon_release_hom_rows"]) == int(hom["size"].sum())
+    values = sorted(kept.loc[kept.set_index(keys).index.isin(hom.index), "income"].unique())
+    assert glued["kanon_release_hom_values"] == " and ".join(f'"{v}"' for v in values)
+
+
+def test_suppression_by_race_shares(adult, glued):
+    table = pd.DataFrame({"band": adult["age"] // 10, "sex": adult["sex"],
+                          "race": adult["race"], "zip1": adult["zip"].str[0]})
+    size = table.groupby(list(table.columns))["sex"].transform("size")
+    share = (size < 5).groupby(adult["race"]).mean()
+    assert glued["kanon_supp_share_white"] == f"{share['White']:.1%}"
+    assert glued["kanon_supp_share_aie"] == f"{share['Amer-Indian-Eskimo']:.0%}"
+    assert glued["kanon_supp_share_other"] == f"{share['Other']:.0%}"
+    assert share["White"] < share["Other"] and share["White"] < share["Amer-Indian-Eskimo"]
+
+
 def test_suppression_counts(adult, glued):
     qi = ["age_band", "sex", "race", "zip_prefix"]
     for width, digits in [(1, 5), (10, 3), (10, 1)]:
