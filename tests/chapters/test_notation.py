@@ -31,7 +31,8 @@ SINGLE_MEANING = {
                   "user-level-privacy", "continual-release", "query-workloads",
                   "tree-least-squares-and-factorisation", "binary-tree-horizon",
                   "census-2020-accounting", "synthetic-data-budget-in-opendp"},
-    r"\\kappa\b": {"user-level-privacy", "dp-engines"},                                # threshold
+    r"\\kappa\b": {"user-level-privacy", "dp-engines",                                 # threshold
+                   "partition-selection-in-engines"},
     r"\\mu\b": {"approximate-dp", "privacy-accounting"},                    # Gaussian test
     # a lone q (no subscript, star or partner p): the sampling rate
     r"(?<![\\\w])q(?![\w^*{])": {"privacy-accounting", "private-machine-learning",
