@@ -26,11 +26,12 @@ from notebook_code import notebook_namespace
 
 NAMES = ["EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS", "AMOUNT_BOUNDS", "opendp_query"]
 #: The core's going-deeper sections (issue 38): PipelineDP and the course's numpy code, the
-#: thresholds and defects 2 and 3, the scale benchmark.
+#: thresholds, defects 2 and 3, the scale benchmark.
 PIPELINE = "pipelinedp-on-spark"
 PIPELINE_NAMES = ["numpy_release", "pipelinedp_release", "start_spark", "spark_release"]
 SELECTION = "partition-selection-in-engines"
 SCALE = "engine-scale-benchmark"
+DEFECTS = "opendp-defects"
 #: Keys released at once: each key's noise is one draw, so one release gives this many draws.
 KEYS = 600
 #: Significance level of the KS tests (fixed seeds where seeding is possible).
@@ -54,6 +55,7 @@ def test_the_sections_recreate_the_cores_query_and_bounds():
     core = source("dp-engines", "opendp_query")
     start = core.index("def opendp_query(")
     assert core[start:] in source(SELECTION, "opendp_query")
+    assert core[start:] in source(DEFECTS, "opendp_query")
     section = notebook_namespace(PIPELINE, ["EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS",
                                             "AMOUNT_BOUNDS"])
     chapter = notebook_namespace("dp-engines", NAMES)
@@ -397,7 +399,7 @@ def test_defect_opendp_make_laplace_threshold_understates_delta(ch):
     assert min(released.values()) == t, FIXED          # published at equality
     assert _z(len(released), right) < 6
     assert _z(len(released), declared) > 12, FIXED     # the declared delta is too small
-    g = glued(SELECTION)
+    g = glued(DEFECTS)
     assert g["engines_low_delta"] == f"{claimed:.4f}"
     assert g["engines_low_true"] == f"{right:.4f}"
     assert g["engines_rule_t"] == 7 and g["engines_rate_draws"] == f"{DRAWS:,}"
