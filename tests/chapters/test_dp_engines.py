@@ -24,8 +24,14 @@ from scipy import stats
 from conftest import glued
 from notebook_code import notebook_namespace
 
-NAMES = ["EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS", "AMOUNT_BOUNDS", "numpy_release",
-         "opendp_query", "pipelinedp_release", "start_spark", "spark_release"]
+NAMES = ["EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS", "AMOUNT_BOUNDS", "opendp_query"]
+#: The core's going-deeper sections (issue 38): PipelineDP and the course's numpy code, the
+#: thresholds, defects 2 and 3, the scale benchmark.
+PIPELINE = "pipelinedp-on-spark"
+PIPELINE_NAMES = ["numpy_release", "pipelinedp_release", "start_spark", "spark_release"]
+SELECTION = "partition-selection-in-engines"
+SCALE = "engine-scale-benchmark"
+DEFECTS = "opendp-defects"
 #: Keys released at once: each key's noise is one draw, so one release gives this many draws.
 KEYS = 600
 #: Significance level of the KS tests (fixed seeds where seeding is possible).
@@ -35,7 +41,26 @@ FIXED = "the pinned version fixed this defect: update chapters/dp-engines.ipynb 
 
 @pytest.fixture(scope="module")
 def ch():
-    return notebook_namespace("dp-engines", NAMES)
+    return {**notebook_namespace("dp-engines", NAMES),
+            **notebook_namespace(PIPELINE, PIPELINE_NAMES)}
+
+
+def test_the_sections_recreate_the_cores_query_and_bounds():
+    """The thresholds section re-creates the core's opendp_query (folded) and the PipelineDP
+    section the core's bounds: the copies must not drift from the core."""
+    def source(notebook, name):
+        cells = _cells(notebook)
+        return next("".join(c["source"]) for c in cells if c["cell_type"] == "code"
+                    and f"def {name}(" in "".join(c["source"]))
+    core = source("dp-engines", "opendp_query")
+    start = core.index("def opendp_query(")
+    assert core[start:] in source(SELECTION, "opendp_query")
+    assert core[start:] in source(DEFECTS, "opendp_query")
+    section = notebook_namespace(PIPELINE, ["EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS",
+                                            "AMOUNT_BOUNDS"])
+    chapter = notebook_namespace("dp-engines", NAMES)
+    for name in ("EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS", "AMOUNT_BOUNDS"):
+        assert section[name] == chapter[name], name
 
 
 @pytest.fixture(scope="module")
@@ -176,6 +201,7 @@ def test_defect_pipelinedp_report_says_max_for_min(ch, known):
 
 def test_glued_numbers(adult):
     g = glued("dp-engines")
+    s = glued(SELECTION)
     n_u = 1 + np.floor(np.random.default_rng(2026).pareto(1.5, len(adult))).astype(np.int64)
     assert g["engines_events"] == f"{n_u.sum():,}" == "87,630"         # the content specification
     assert g["engines_max_events"] == "3,324"
@@ -185,21 +211,24 @@ def test_glued_numbers(adult):
     assert g["engines_survivors_k2"] == "87,630"
     assert g["engines_opendp_ratio"] == "2"
     tau = 1 + 3 * math.log(1 / (2 * 1e-6))                               # Wilson et al. 2020
-    assert g["engines_pipeline_threshold"] == f"{tau:.2f}"
+    assert s["engines_pipeline_threshold"] == f"{tau:.2f}"
     # published when 1 + Z > t: the smallest t with 2 P(Z >= t) <= delta, for scale 4
     exact = next(t for t in range(1, 1000) if 2 * _dlaplace_at_least(t, 4.0) <= 1e-6)
-    assert g["engines_opendp_threshold"] == exact == 56
-    assert g["engines_opendp_formula"] == f"{1 + 4 * math.log(2 / (2 * 1e-6)):.2f}"
+    assert s["engines_opendp_threshold"] == exact == 56
+    assert s["engines_opendp_formula"] == f"{1 + 4 * math.log(2 / (2 * 1e-6)):.2f}"
     assert g["engines_ex_l10"] == 21                                     # (22/21)^2 < 1.1
 
 
-def _stored_text(cell_id: str) -> str:
-    """The text/plain output stored for one cell of the chapter."""
+def _cells(notebook: str) -> list[dict]:
     import json
     from pathlib import Path
-    nb = json.loads((Path(__file__).resolve().parents[2] / "chapters" / "dp-engines.ipynb")
-                    .read_text(encoding="utf-8"))
-    cell = next(c for c in nb["cells"] if c.get("id") == cell_id)
+    path = Path(__file__).resolve().parents[2] / "chapters" / f"{notebook}.ipynb"
+    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+
+
+def _stored_text(cell_id: str, notebook: str = SELECTION) -> str:
+    """The text/plain output stored for one cell of a notebook (the thresholds section)."""
+    cell = next(c for c in _cells(notebook) if c.get("id") == cell_id)
     return "".join("".join(o["data"]["text/plain"]) for o in cell["outputs"]
                    if "text/plain" in o.get("data", {}))
 
@@ -215,7 +244,7 @@ def test_selection_table_charges_opendp_the_counts_share_of_epsilon(ch):
     scale = float(query.summarize()["scale"][0])
     keys = ch["MAX_GROUPS"] + 1                       # defect 1: calibrated for l + 1 keys
     assert keys / scale == pytest.approx(ch["EPSILON"] / 2)
-    g = glued("dp-engines")
+    g = glued(SELECTION)
     assert float(g["engines_opendp_selection_eps"]) == pytest.approx(keys / scale)
     opendp_row = next(line for line in _stored_text("908a3b4d").splitlines()
                       if line.startswith("OpenDP"))
@@ -263,7 +292,7 @@ def test_scale_prose_matches_the_measurements():
     faster than linearly past its fixed costs, so an extrapolation from one slope fitted to all
     sizes falls below even linear growth from the largest size; the spill and the conditions
     the prose states are the report's."""
-    report, g = _scale_report(), glued("dp-engines")
+    report, g = _scale_report(), glued(SCALE)
     idle = sorted((r["rows"], r["release_s"]) for r in report["previous"]["runs"]
                   if r["engine"] == "spark")
     (n0, t0), (n1, t1), (n2, t2) = idle[0], idle[-2], idle[-1]
@@ -303,7 +332,7 @@ def test_scale_prose_matches_the_measurements():
     assert last["gc_s"] < 0.05 * last["tasks_s"]        # "garbage collection is not the cause"
     busy = max(r["load_before"] for r in report["runs"]) > report["cpu_count"]
     assert g["engines_conditions"].startswith("while other jobs ran" if busy else "with nothing")
-    text = "".join("".join(_markdown(c)) for c in ("46442235-steps-md", "263f56cc"))
+    text = "".join("".join(_markdown(c, SCALE)) for c in ("46442235-steps-md", "263f56cc"))
     assert "are below 1" not in text and "fixed costs dominate the small tables" not in text
 
 
@@ -350,7 +379,7 @@ def test_opendp_polars_publishes_only_counts_strictly_above_the_threshold(ch):
     assert _z(len(counts), right) < 6
     assert _z(len(counts), wrong) > 12
     # and the chapter says so
-    text = "".join(_markdown("5c30f0c2"))
+    text = "".join(_markdown("5c30f0c2", SELECTION))
     assert "strictly above the `threshold`" in text
     assert "reaches the `threshold`" not in text
 
@@ -370,16 +399,12 @@ def test_defect_opendp_make_laplace_threshold_understates_delta(ch):
     assert min(released.values()) == t, FIXED          # published at equality
     assert _z(len(released), right) < 6
     assert _z(len(released), declared) > 12, FIXED     # the declared delta is too small
-    g = glued("dp-engines")
+    g = glued(DEFECTS)
     assert g["engines_low_delta"] == f"{claimed:.4f}"
     assert g["engines_low_true"] == f"{right:.4f}"
     assert g["engines_rule_t"] == 7 and g["engines_rate_draws"] == f"{DRAWS:,}"
     assert int(g["engines_rate_gap"]) >= 20
 
 
-def _markdown(cell_id: str) -> list[str]:
-    import json
-    from pathlib import Path
-    nb = json.loads((Path(__file__).resolve().parents[2] / "chapters" / "dp-engines.ipynb")
-                    .read_text(encoding="utf-8"))
-    return next(c["source"] for c in nb["cells"] if c.get("id") == cell_id)
+def _markdown(cell_id: str, notebook: str) -> list[str]:
+    return next(c["source"] for c in _cells(notebook) if c.get("id") == cell_id)

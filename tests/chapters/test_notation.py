@@ -35,7 +35,8 @@ SINGLE_MEANING = {
                   "census-2020-in-three-currencies", "six-calibrations-on-adult",
                   "tree-least-squares-and-factorisation", "binary-tree-horizon",
                   "census-2020-accounting", "synthetic-data-budget-in-opendp"},
-    r"\\kappa\b": {"partition-selection", "dp-engines"},                               # threshold
+    r"\\kappa\b": {"partition-selection", "dp-engines",                                # threshold
+                   "partition-selection-in-engines"},
     r"\\mu\b": {"approximate-dp", "gaussian-calibration",                    # Gaussian test
                 "privacy-profiles-and-attackers", "privacy-accounting",
                 "accountants-compared", "amplification-by-subsampling",

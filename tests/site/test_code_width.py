@@ -12,12 +12,11 @@ from __future__ import annotations
 import pytest
 
 from test_browser import CHROMIUM_ARGS, chromium_path, site_url  # noqa: F401  (fixtures)
-from test_core_path import NOT_YET_ON_THE_CORE_PATH, ROOT, toc_sections
+from test_core_path import ROOT, toc_sections
 
 pytestmark = pytest.mark.browser
 
-CHAPTERS = [doc.split("/")[-1] for doc in toc_sections(ROOT)
-            if doc.split("/")[-1] not in NOT_YET_ON_THE_CORE_PATH]
+CHAPTERS = [doc.split("/")[-1] for doc in toc_sections(ROOT)]
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,6 @@
 
 * A chapter's core, its own page, reads in at most 20 minutes by the book's own estimate
   (``_ext/course_site/tables.py``); its depth is in its going-deeper sections.
-
-Chapters still waiting for their core-path rewrite are listed in ``NOT_YET_ON_THE_CORE_PATH``;
-the list only shrinks, and a chapter leaves it when it passes every check here.
 """
 
 from __future__ import annotations
@@ -32,12 +29,6 @@ NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
 HIDDEN = {"remove-input", "remove-cell", "hide-input"}
 WIDTH = 80
 CORE_MINUTES = 20
-
-#: Chapters whose rewrite for the core path has not been done yet (issue 38).
-NOT_YET_ON_THE_CORE_PATH = {
-    "dp-engines",
-}
-
 
 def _code_cells(path: Path) -> list[tuple[bool, str]]:
     """(shown on the page, source) of each code cell, in order."""
@@ -94,26 +85,21 @@ def test_the_setup_cell_is_hidden_on_the_page(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_no_shown_code_line_is_wider_than_80_columns(path):
-    if path.stem in NOT_YET_ON_THE_CORE_PATH:
-        return
     wide = wide_lines(path)
     assert wide == [], f"{path.stem}: {len(wide)} lines, e.g. {wide[:3]}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_no_shown_variable_only_feeds_the_prose(path):
-    if path.stem in NOT_YET_ON_THE_CORE_PATH:
-        return
     assert glue_only_names(path) == [], path.stem
 
 
-def test_every_chapter_off_the_list_has_a_core_of_at_most_20_minutes():
-    chapters = set(toc_sections(ROOT))
-    assert {f"chapters/{name}" for name in NOT_YET_ON_THE_CORE_PATH} <= chapters
-    for chapter in sorted(chapters):
-        if chapter.split("/")[-1] not in NOT_YET_ON_THE_CORE_PATH:
-            minutes = reading_time(ROOT / f"{chapter}.ipynb").minutes
-            assert minutes <= CORE_MINUTES, f"{chapter}: its core takes {minutes} minutes"
+def test_every_chapter_has_a_core_of_at_most_20_minutes():
+    chapters = toc_sections(ROOT)
+    assert len(chapters) == 21
+    for chapter in chapters:
+        minutes = reading_time(ROOT / f"{chapter}.ipynb").minutes
+        assert minutes <= CORE_MINUTES, f"{chapter}: its core takes {minutes} minutes"
 
 
 def test_the_checks_catch_what_they_look_for(tmp_path):
