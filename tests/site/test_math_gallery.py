@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import os
 import shutil
 import subprocess
 import sys
@@ -31,13 +30,13 @@ from pathlib import Path
 
 import pytest
 
+from test_browser import _QuietHandler, browser, chromium_path  # noqa: F401  (fixtures)
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 GALLERY = Path(__file__).with_name("math_gallery")
 OUT = ROOT / "_build" / "math-gallery"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 CONF = """
 import sys
@@ -56,14 +55,6 @@ html_theme_options = {{"navbar_persistent": []}}
 """
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".js": "text/javascript"}
-
-    def log_message(self, *args) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def gallery_url():
     temml = ROOT / "node_modules" / "temml"
@@ -79,26 +70,10 @@ def gallery_url():
                           str(src), str(OUT / "html")], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(OUT / "html")))
+        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(OUT / "html")))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/index.html"
     server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path = next((c for c in (os.environ.get("CHROMIUM"), "/usr/bin/chromium",
-                             shutil.which("chromium")) if c and Path(c).exists()), None)
-    if path is None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail("REQUIRE_BROWSER=1 but no chromium found")
-        pytest.skip("no chromium found (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _open(browser, url: str, theme: str, width: int):

@@ -18,17 +18,13 @@ Without a browser the tests skip, unless ``REQUIRE_BROWSER=1`` (set by ``.ci/run
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
 import json
 import re
-import shutil
-import threading
 from pathlib import Path
 
 import pytest
 
+from test_browser import browser, chromium_path, site_url  # noqa: F401  (fixtures)
 from test_build_math import count_source_formulas  # noqa: E402
 
 pytestmark = pytest.mark.browser
@@ -36,44 +32,6 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
 CHAPTERS = sorted(f"chapters/{p.stem}" for p in (ROOT / "chapters").glob("*.ipynb"))
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".js": "text/javascript"}
-
-    def log_message(self, *args) -> None:
-        pass
-
-
-@pytest.fixture(scope="module")
-def site_url():
-    if not (SITE / "index.html").exists():
-        pytest.fail("the site is not built: run `make book` first")
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(_Quiet, directory=str(SITE)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    path = next((c for c in (os.environ.get("CHROMIUM"), "/usr/bin/chromium",
-                             shutil.which("chromium")) if c and Path(c).exists()), None)
-    if path is None:
-        if os.environ.get("REQUIRE_BROWSER") == "1":
-            pytest.fail("REQUIRE_BROWSER=1 but no chromium found")
-        pytest.skip("no chromium found (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
 
 def _open(browser, url: str, theme: str, javascript: bool = True):
     context = browser.new_context(java_script_enabled=javascript)
