@@ -123,7 +123,12 @@ def test_clipping_sweep_and_quantile_glue(g, adult):
     canada = adult.loc[adult["native_country"] == "Canada"]
     assert g["range_n"] == 121 and g["range_max_age"] == f"{canada['age'].max():g}"
     assert g["range_q95_true"] == f"{np.quantile(canada['age'], 0.95):g}"
-    assert float(g["range_rmse_private"]) < float(g["range_rmse_public"])
+    # the prose says the private bound "buys almost nothing" for this small group: the two RMSEs
+    # (20,000 runs each, relative standard error about 0.8 %) are within 5 % of each other
+    assert float(g["range_rmse_private"]) == pytest.approx(float(g["range_rmse_public"]), rel=0.05)
+    # and the candidates above the oldest person score -0.05 n, against about 0 at the best
+    assert g["range_n_above_oldest"] == 125 - int(canada["age"].max())
+    assert float(g["range_score_above_oldest"]) == pytest.approx(-0.05 * len(canada), abs=0.005)
     assert float(g["range_rmse_best_age"]) < float(g["range_rmse_public_age"])
 
 
@@ -204,11 +209,15 @@ def test_hours_exercise_against_a_simulation_of_its_own(g, adult):
     # the private picks lie on the public grid, above the true percentile in the median
     assert float(g["range_ex_hours_q95"]) <= float(g["range_ex_hours_pick"]) <= 168
     # the public bound's RMSE, re-simulated with 40,000 runs of another generator; the page's
-    # 400 runs estimate it with a relative standard error of about 6 % (Laplace-tailed errors),
-    # and the tolerance, 13 %, is about two of them
+    # 20,000 runs estimate it with a relative standard error of about 0.8 % (Laplace-tailed
+    # errors), and the tolerance, 3 %, is about three of them
     rng = np.random.default_rng(2024)
     runs = 40_000
     noisy_sum = np.minimum(hours, 168).sum() + rng.laplace(0, 168 / 0.5, runs)
     noisy_count = hours.size + rng.laplace(0, 1 / 0.5, runs)
     rmse = math.sqrt(np.mean((noisy_sum / noisy_count - hours.mean()) ** 2))
-    assert float(g["range_ex_hours_public"]) == pytest.approx(rmse, rel=0.13)
+    assert float(g["range_ex_hours_public"]) == pytest.approx(rmse, rel=0.03)
+    # the prose says the gain is larger than for age
+    gain_hours = 1 - float(g["range_ex_hours_private"]) / float(g["range_ex_hours_public"])
+    gain_age = 1 - float(g["range_rmse_private"]) / float(g["range_rmse_public"])
+    assert gain_hours > gain_age + 0.05
