@@ -72,6 +72,38 @@ def glued(stem: str) -> dict[str, Any]:
     return dict(_glued(stem))
 
 
+def pages_fixtures(pages: dict[str, list[str]]) -> tuple[Any, Any]:
+    """``ch, g`` for a chapter whose code and glue are spread over its core and its going-deeper
+    pages: ``pages`` maps each page's stem to the names its tests load from it.
+
+    ``ch`` holds every name, each from the page that defines it; ``g`` every value glued on any
+    of the pages, and the fixture fails if two pages glue the same name.
+    """
+    missing = [stem for stem in pages if not (CHAPTERS / f"{stem}.ipynb").exists()]
+    if missing:
+        raise LookupError(f"no chapters/{missing[0]}.ipynb")
+
+    @pytest.fixture(scope="module", name="ch")
+    def ch() -> dict[str, Any]:
+        names: dict[str, Any] = {}
+        for stem, defined in pages.items():
+            if defined:
+                names.update(notebook_namespace(stem, list(defined)))
+        return names
+
+    @pytest.fixture(scope="module", name="g")
+    def g() -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        for stem in pages:
+            page = glued(stem)
+            twice = values.keys() & page.keys()
+            assert not twice, f"{stem} glues names another page glues: {sorted(twice)}"
+            values.update(page)
+        return values
+
+    return ch, g
+
+
 def chapter_fixtures(chapter: str, names: list[str]) -> tuple[Any, Any]:
     """The two module fixtures of a chapter's tests, for ``ch, g = chapter_fixtures(...)``.
 

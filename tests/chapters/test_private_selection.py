@@ -16,8 +16,7 @@ import pytest
 from scipy import stats
 
 import helpers
-from conftest import glued
-from notebook_code import notebook_namespace
+from conftest import pages_fixtures
 
 #: The names the tests use, by the page (the core or a going-deeper section) that defines them.
 PAGES = {
@@ -28,22 +27,7 @@ PAGES = {
 }
 
 
-@pytest.fixture(scope="module")
-def ch():
-    names = {}
-    for page, defined in PAGES.items():
-        names.update(notebook_namespace(page, defined))
-    return names
-
-
-@pytest.fixture(scope="module")
-def g():
-    values = {}
-    for page in PAGES:
-        overlap = set(values) & set(page_values := glued(page))
-        assert not overlap, f"{page} glues names another page glues: {overlap}"
-        values.update(page_values)
-    return values
+ch, g = pages_fixtures(PAGES)
 
 
 def laplace_difference_cdf(t: float, b: float) -> float:

@@ -16,8 +16,7 @@ import pytest
 
 import helpers
 
-from conftest import glued
-from notebook_code import notebook_namespace
+from conftest import pages_fixtures
 
 #: The names the tests use, by the page (the core or a going-deeper section) that defines them.
 PAGES = {
@@ -29,22 +28,7 @@ PAGES = {
 }
 
 
-@pytest.fixture(scope="module")
-def ch():
-    names = {}
-    for page, defined in PAGES.items():
-        names.update(notebook_namespace(page, defined))
-    return names
-
-
-@pytest.fixture(scope="module")
-def g():
-    values = {}
-    for page in PAGES:
-        page_values = glued(page)
-        assert not set(values) & set(page_values), f"{page} glues a name twice"
-        values.update(page_values)
-    return values
+ch, g = pages_fixtures(PAGES)
 
 
 def local_sensitivity_brute(x, lower, upper):
