@@ -29,6 +29,7 @@ NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
 HIDDEN = {"remove-input", "remove-cell", "hide-input"}
 WIDTH = 80
 CORE_MINUTES = 20
+CORE_PATH_MINUTES = 6 * 60
 
 def _code_cells(path: Path) -> list[tuple[bool, str]]:
     """(shown on the page, source) of each code cell, in order."""
@@ -100,6 +101,15 @@ def test_every_chapter_has_a_core_of_at_most_20_minutes():
     for chapter in chapters:
         minutes = reading_time(ROOT / f"{chapter}.ipynb").minutes
         assert minutes <= CORE_MINUTES, f"{chapter}: its core takes {minutes} minutes"
+
+
+def test_the_whole_core_path_takes_at_most_6_hours():
+    # issue 38's target, by the book's own estimate: the sum of the minutes each core page states
+    from course_site.tables import reading_totals
+
+    core, everything = reading_totals(ROOT)
+    assert core <= CORE_PATH_MINUTES, f"the core path takes {core} minutes"
+    assert everything > core  # the depth is still there, one step away
 
 
 def test_the_checks_catch_what_they_look_for(tmp_path):
