@@ -381,3 +381,18 @@ def test_core_exercise_zcdp_plan(g):
     assert float(g["acct_ex_plan_basic"]) == pytest.approx(counts + 0.5, abs=0.006)
     # as the solution says: here the zCDP total is the larger one
     assert float(g["acct_ex_plan_eps"]) > float(g["acct_ex_plan_basic"])
+
+
+def test_laplace_count_kl_is_the_integral_of_the_loss(g):
+    # the core's KL of one Laplace count, eps0 + e^-eps0 - 1, against E[l(Y)] integrated
+    # numerically over Y ~ 1 + Lap(1/eps0); and the glued K * KL follows from it
+    eps0, k = 0.1, 100
+    density = stats.laplace(loc=1.0, scale=1 / eps0).pdf
+
+    def loss(y):
+        return eps0 * (abs(y) - abs(y - 1.0))
+
+    kl = sum(integrate.quad(lambda y: loss(y) * density(y), a, b)[0]
+             for a, b in [(-np.inf, 0.0), (0.0, 1.0), (1.0, np.inf)])
+    assert kl == pytest.approx(eps0 + math.exp(-eps0) - 1, rel=1e-9)
+    assert g["acct_loss_kl"] == f"{k * kl:.2f}"
