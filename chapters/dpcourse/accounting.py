@@ -56,7 +56,21 @@ CENSUS_2020_DELTA: float = 1e-10
 
 
 class BudgetExceededError(RuntimeError):
-    """Raised by :class:`PrivacyAccountant` when a spend would exceed the total budget."""
+    """Raised by :class:`PrivacyAccountant` when a spend would exceed the total budget.
+
+    Attributes
+    ----------
+    asked : float
+        The increase of the total ε (at the accountant's δ) that the refused spend would have
+        caused.
+    remaining : float
+        The ε that remained, unchanged by the refusal.
+    """
+
+    def __init__(self, message: str, *, asked: float, remaining: float) -> None:
+        super().__init__(message)
+        self.asked = asked
+        self.remaining = remaining
 
 
 class CountingTable:
@@ -275,7 +289,8 @@ class PrivacyAccountant:
             # mode="pure" the epsilon asked for; a Gaussian's sigma or a rho is not an epsilon
             raise BudgetExceededError(
                 f"spending {float(after - before)} would exceed the budget: "
-                f"{self.remaining} of {self.total} remains")
+                f"{self.remaining} of {self.total} remains",
+                asked=float(after - before), remaining=self.remaining)
         self._loss = new_loss
         self.ledger.append((label, float(after - before)))
 

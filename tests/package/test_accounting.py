@@ -34,8 +34,9 @@ def test_accountant_exact_arithmetic():
 def test_accountant_refuses_before_spending():
     acc = helpers.PrivacyAccountant(1.0)
     acc.spend(0.6, "first")
-    with pytest.raises(helpers.BudgetExceededError, match="exceed"):
+    with pytest.raises(helpers.BudgetExceededError, match="exceed") as refused:
         acc.spend(0.5, "second")
+    assert refused.value.asked == pytest.approx(0.5) and refused.value.remaining == pytest.approx(0.4)
     assert acc.remaining_exact == Fraction(2, 5)  # nothing was charged
     assert len(acc.ledger) == 1
     acc.spend(0.4, "exactly the rest")  # spending the whole budget is allowed
