@@ -70,11 +70,28 @@ class _Gzip(_Quiet):
         return io.BytesIO(body)
 
 
-def measure(url: str) -> dict[str, float]:
-    """One Lighthouse run (performance and accessibility) of ``url``."""
+def cpu_slowdown(benchmark_index: float) -> float:
+    """The CPU slowdown that makes this host Lighthouse's reference phone, from its benchmark index.
+
+    Lighthouse's calibration (``docs/throttling.md``, its CPU throttling calculator): above an
+    index of 1,300 the multiplier is ``3 + (index - 1300) / 233``, 4x at 1,533. Below 1,300 the
+    calculator uses other formulas, which this course has not needed: a slower host is refused.
+    """
+    if isinstance(benchmark_index, bool) or not isinstance(benchmark_index, (int, float)):
+        raise TypeError(f"benchmark_index must be a number, got {benchmark_index!r}")
+    if not benchmark_index >= 1300:
+        raise ValueError(f"benchmark_index must be >= 1300 for this calibration, got "
+                         f"{benchmark_index}: measure on a faster or idle host")
+    return 3 + (benchmark_index - 1300) / 233
+
+
+def measure(url: str, slowdown: float | None = None) -> dict[str, float]:
+    """One Lighthouse run (performance and accessibility) of ``url``; ``slowdown`` replaces
+    Lighthouse's default 4x CPU slowdown (:func:`cpu_slowdown`)."""
     chrome = os.environ.get("CHROME_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
+    throttle = [] if slowdown is None else [f"--throttling.cpuSlowdownMultiplier={slowdown:.2f}"]
     run = subprocess.run(
-        [str(LIGHTHOUSE), url, "--quiet", "--output=json", "--output-path=stdout",
+        [str(LIGHTHOUSE), url, "--quiet", "--output=json", "--output-path=stdout", *throttle,
          "--only-categories=performance,accessibility", f"--chrome-flags={CHROME_FLAGS}"],
         capture_output=True, text=True, env={**os.environ, "CHROME_PATH": chrome}, timeout=300)
     if run.returncode != 0:
@@ -131,6 +148,31 @@ def lighthouse_pages(site: Path, pages: list[str] | None = None, save: Path | No
     return results
 
 
+def calibrated_pages(site: Path, pages: list[str], runs: int = 5) -> dict[str, object]:
+    """Lighthouse as its reference phone sees ``pages``: the CPU slowdown from this host's
+    benchmark index (:func:`cpu_slowdown`, read from one calibration run), then ``runs`` runs a
+    page, interleaved (page 1, page 2, ..., page 1, ...), text gzipped; each number the median."""
+    if not isinstance(runs, int) or runs < 1:
+        raise ValueError(f"runs must be a positive integer, got {runs!r}")
+    if not pages:
+        raise ValueError("pages: name at least one page")
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(_Gzip, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        index = measure(f"{base}/{pages[0]}")["benchmark_index"]
+        slowdown = cpu_slowdown(index)
+        samples: dict[str, list[dict[str, float]]] = {page: [] for page in pages}
+        for _ in range(runs):
+            for page in pages:
+                samples[page].append(measure(f"{base}/{page}", slowdown))
+    finally:
+        server.shutdown()
+    return {"benchmark_index": index, "cpu_slowdown": slowdown, "runs": runs,
+            "pages": {page: median_run(values) for page, values in samples.items()}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("site", nargs="?", default=str(ROOT / "_build" / "html"))
@@ -140,7 +182,17 @@ def main() -> None:
                         help="send text gzipped, as a static host such as GitHub Pages does")
     parser.add_argument("--runs", type=int, default=1,
                         help="runs per page; each number reported is its median")
+    parser.add_argument("--calibrated", action="store_true",
+                        help="as Lighthouse's reference phone: the CPU slowdown from this "
+                             "host's benchmark index, runs interleaved, text gzipped")
     args = parser.parse_args()
+    if args.calibrated:
+        results = calibrated_pages(Path(args.site), args.pages or [], args.runs)
+        if args.json:
+            Path(args.json).write_text(json.dumps(results, indent=2, sort_keys=True) + "\n",
+                                       encoding="utf-8")
+        print(json.dumps(results, indent=2, sort_keys=True))
+        return
     results = lighthouse_pages(Path(args.site), args.pages,
                                Path(args.json) if args.json else None, args.gzip, args.runs)
     print(json.dumps(results, indent=2, sort_keys=True))

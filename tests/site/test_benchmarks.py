@@ -178,3 +178,20 @@ def test_the_reading_section_judges_each_core_and_the_whole_path(tmp_path):
     assert "| long | 21 | 15 | **MISSED** |" in text   # 21 > 20; its section 15 minutes
     assert "| **all** | 31 (½ hour) | 15 | met |" in text
     assert "1 of 2 chapters' cores are longer than 20 minutes" in text
+
+
+def test_the_cpu_slowdown_follows_lighthouses_calculator():
+    import lighthouse
+
+    # docs/throttling.md: 4x at a benchmark index of 1,533, 3x at 1,300, one more per 233
+    assert lighthouse.cpu_slowdown(1533) == pytest.approx(4.0, abs=1e-9)
+    assert lighthouse.cpu_slowdown(1300) == pytest.approx(3.0)
+    assert lighthouse.cpu_slowdown(3300) == pytest.approx(3 + 2000 / 233)
+    with pytest.raises(ValueError, match="benchmark_index"):
+        lighthouse.cpu_slowdown(900)
+    with pytest.raises(TypeError, match="benchmark_index"):
+        lighthouse.cpu_slowdown("fast")
+    with pytest.raises(ValueError, match="runs"):
+        lighthouse.calibrated_pages(ROOT, ["index.html"], runs=0)
+    with pytest.raises(ValueError, match="pages"):
+        lighthouse.calibrated_pages(ROOT, [], runs=1)
