@@ -73,7 +73,7 @@ class _Gzip(_Quiet):
 def cpu_slowdown(benchmark_index: float) -> float:
     """The CPU slowdown that makes this host Lighthouse's reference phone, from its benchmark index.
 
-    Lighthouse's calibration (``docs/throttling.md``, its CPU throttling calculator): above an
+    Lighthouse's calibration (its throttling documentation's CPU throttling calculator): above an
     index of 1,300 the multiplier is ``3 + (index - 1300) / 233``, 4x at 1,533. Below 1,300 the
     calculator uses other formulas, which this course has not needed: a slower host is refused.
     """

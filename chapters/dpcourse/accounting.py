@@ -60,14 +60,15 @@ class BudgetExceededError(RuntimeError):
 
     Attributes
     ----------
-    asked : float
+    asked : float or None
         The increase of the total ε (at the accountant's δ) that the refused spend would have
-        caused.
-    remaining : float
+        caused (``None`` when an accountant other than :class:`PrivacyAccountant` raises it).
+    remaining : float or None
         The ε that remained, unchanged by the refusal.
     """
 
-    def __init__(self, message: str, *, asked: float, remaining: float) -> None:
+    def __init__(self, message: str, *, asked: float | None = None,
+                 remaining: float | None = None) -> None:
         super().__init__(message)
         self.asked = asked
         self.remaining = remaining

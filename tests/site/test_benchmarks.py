@@ -183,7 +183,7 @@ def test_the_reading_section_judges_each_core_and_the_whole_path(tmp_path):
 def test_the_cpu_slowdown_follows_lighthouses_calculator():
     import lighthouse
 
-    # docs/throttling.md: 4x at a benchmark index of 1,533, 3x at 1,300, one more per 233
+    # Lighthouse's throttling documentation: 4x at an index of 1,533, 3x at 1,300, +1 per 233
     assert lighthouse.cpu_slowdown(1533) == pytest.approx(4.0, abs=1e-9)
     assert lighthouse.cpu_slowdown(1300) == pytest.approx(3.0)
     assert lighthouse.cpu_slowdown(3300) == pytest.approx(3 + 2000 / 233)
