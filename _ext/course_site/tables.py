@@ -324,19 +324,23 @@ def is_chapter_notebook(env: Any, docname: str) -> bool:
 
 def next_core_page(app: Any, pagename: str, templatename: str, context: dict,
                    doctree: Any) -> None:
-    """On a chapter's page, the "next" button goes to the next chapter's core, not to the
-    chapter's own first going-deeper section (``html-page-context``): following "next" is the
-    core path; the sections are listed on the page and in the sidebar."""
+    """On a chapter's page, "next" goes to the next chapter's core, not to the chapter's own
+    first going-deeper section, and "previous" to the previous chapter's core, not to its last
+    section (``html-page-context``): the pager follows the core path; the sections are listed
+    on the page and in the sidebar."""
     chapters = list(toc_sections(Path(app.srcdir)))
-    if pagename not in chapters or pagename == chapters[-1]:
+    if pagename not in chapters:
         return
-    following = chapters[chapters.index(pagename) + 1]
-    numbers = app.env.toc_secnumbers.get(following, {}).get("", ())
-    number = (f'<span class="section-number">{".".join(map(str, numbers))}. </span>'
-              if numbers else "")
-    title = html.escape(app.env.titles[following].astext())
-    context["next"] = {"link": app.builder.get_relative_uri(pagename, following),
-                       "title": number + title}
+    here = chapters.index(pagename)
+    for key, there in (("prev", here - 1), ("next", here + 1)):
+        if 0 <= there < len(chapters):
+            target = chapters[there]
+            numbers = app.env.toc_secnumbers.get(target, {}).get("", ())
+            number = (f'<span class="section-number">{".".join(map(str, numbers))}. </span>'
+                      if numbers else "")
+            title = html.escape(app.env.titles[target].astext())
+            context[key] = {"link": app.builder.get_relative_uri(pagename, target),
+                            "title": number + title}
 
 
 class ReadingTimeLine(SphinxTransform):

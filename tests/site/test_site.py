@@ -200,3 +200,13 @@ def test_next_on_a_chapter_page_is_the_next_chapters_core():
         title = re.search(r'<a class="right-next".*?<p class="prev-next-title">(.*?)</p>', page,
                           flags=re.S).group(1)
         assert re.match(r'<span class="section-number">\d+\. </span>\S', title), title
+
+
+def test_previous_on_a_chapter_page_is_the_previous_chapters_core():
+    """And back: "previous" on a chapter's page skips the previous chapter's going-deeper
+    sections (a learner's read landed on an optional page)."""
+    chapters = list(toc_sections(SITE.parent.parent))
+    for before, here in zip(chapters, chapters[1:]):
+        page = (SITE / f"{here}.html").read_text(encoding="utf-8")
+        link = re.search(r'<a class="left-prev"\s+href="([^"]+)"', page)
+        assert link and link.group(1) == f"{before.split('/')[-1]}.html", here
