@@ -145,9 +145,10 @@ KERNELS ?= Prescott Nehalem Sandybridge Haswell SkylakeX Cooperlake SapphireRapi
 nbval-kernels: venv
 	@$(BIN)/python .ci/blas_kernels.py $(KERNELS) -- $(MAKE) --no-print-directory nbval
 
-# the tests that need the built site, the browser, the PDF or the course archive
+# the tests that need the built site, the browser, the PDF or the course archive; they are most
+# of CI's time, so the 25 slowest are listed
 built: venv
-	$(PYTEST) $(XDIST) -m "site or browser or bundle or pdf"
+	$(PYTEST) $(XDIST) --durations=25 -m "site or browser or bundle or pdf"
 
 site: venv
 	$(BIN)/python -m pytest -m site

@@ -3,7 +3,8 @@
 The release is the one of ``chapters/dp-engines.ipynb``: a count and a sum of ``amount`` per
 education level (16 public keys), each person bounded to ``MAX_GROUPS`` key(s) and ``MAX_ROWS``
 rows per key, amounts clipped to ``AMOUNT_BOUNDS``, epsilon = 1. Its code is loaded from the
-chapter (``tests/notebook_code.py``), so the benchmark measures what the chapter teaches, on
+chapter and its page ``pipelinedp-on-spark`` (``tests/notebook_code.py``), so the benchmark
+measures what the course teaches, on
 
 * ``numpy``: the course's own code (``numpy_release``), after pandas reads the Parquet file;
 * ``opendp``: OpenDP's Polars ``Context`` on ``polars.scan_parquet`` (``opendp_query``);
@@ -52,9 +53,13 @@ ENGINES = ("numpy", "opendp", "spark", "spark-dataframe")
 SMALL_ONLY = {"spark-dataframe": 10**5}
 #: The issue's target for OpenDP on Polars at 10^7 rows (wall time, seconds, an idle 2-core machine).
 POLARS_TARGET_S = 30.0
-#: The chapter's names the benchmark runs.
-NAMES = ["EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS", "AMOUNT_BOUNDS", "numpy_release",
-         "opendp_query", "pipelinedp_release", "start_spark", "spark_release"]
+#: The names the benchmark runs, by the notebook that defines them: the core of dp-engines
+#: holds the OpenDP query, its going-deeper page pipelinedp-on-spark the numpy and Spark code.
+#: Both define the release's constants (the test checks they agree).
+CONSTANTS = ["EDUCATION", "EPSILON", "MAX_GROUPS", "MAX_ROWS", "AMOUNT_BOUNDS"]
+NAMES = {"dp-engines": CONSTANTS + ["opendp_query"],
+         "pipelinedp-on-spark": CONSTANTS + ["numpy_release", "pipelinedp_release",
+                                             "start_spark", "spark_release"]}
 
 
 def data_path(rows: int) -> Path:
@@ -71,11 +76,20 @@ def data_path(rows: int) -> Path:
     return path
 
 
-def child(engine: str, rows: int) -> dict[str, float]:
-    """Run one release in this process and return the parts it timed (seconds)."""
+def chapter_namespace() -> dict[str, object]:
+    """The chapters' code the benchmark runs (:data:`NAMES`), loaded from their notebooks."""
     sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "chapters")]
     from notebook_code import notebook_namespace
-    ns = notebook_namespace("dp-engines", NAMES)
+    ns: dict[str, object] = {}
+    for notebook, names in NAMES.items():
+        loaded = notebook_namespace(notebook, names)
+        ns.update({name: loaded[name] for name in names})
+    return ns
+
+
+def child(engine: str, rows: int) -> dict[str, float]:
+    """Run one release in this process and return the parts it timed (seconds)."""
+    ns = chapter_namespace()
     path = str(data_path(rows))
     timings: dict[str, float] = {}
     if engine == "numpy":
@@ -228,6 +242,22 @@ def plan() -> list[tuple[str, int]]:
     return sorted(pairs, key=lambda pair: (pair == ("spark", max(SIZES)), pair[1]))
 
 
+#: Before each run the 1-minute load average must fall below this (a Spark run leaves a load of
+#: about 4 behind it, which would otherwise read as other jobs), waiting at most SETTLE_MAX_S.
+SETTLE_LOAD = 1.0
+SETTLE_MAX_S = 300.0
+
+
+def settle(load_below: float = SETTLE_LOAD, max_wait_s: float = SETTLE_MAX_S) -> float:
+    """Wait until the previous run's trace has left the 1-minute load average; return the load
+    at the start of the next run (above ``load_below`` only if other jobs kept it there)."""
+    waited = 0.0
+    while os.getloadavg()[0] >= load_below and waited < max_wait_s:
+        time.sleep(5)
+        waited += 5
+    return os.getloadavg()[0]
+
+
 def measure(save=None, done: list[dict] | None = None) -> dict[str, object]:
     """Every engine at every size, one run each; slopes of release time against rows.
 
@@ -240,7 +270,7 @@ def measure(save=None, done: list[dict] | None = None) -> dict[str, object]:
     for engine, rows in plan():
         if (engine, rows) in measured:
             continue
-        load = os.getloadavg()[0]
+        load = settle()
         print(f"  {engine} at {rows:,} rows ...", flush=True)
         result = run(engine, rows)
         result["load_before"] = load
@@ -271,10 +301,12 @@ def markdown(scale: dict) -> list[str]:
              "[0, 100], ε = 1) on `helpers.event_table(adult, n_rows=...)` read from Parquet, "
              "one fresh process per run. Wall: the whole process (imports, Spark's JVM). "
              "Peak: summed RSS of the process tree, sampled every 0.1 s. Load: the machine's "
-             f"1-minute load average before the run ({scale.get('cpu_count', 2)} cores; "
+             f"1-minute load average before the run, after waiting up to {SETTLE_MAX_S:.0f} s "
+             f"for the previous run's trace to fall below {SETTLE_LOAD:.1f} "
+             f"({scale.get('cpu_count', 2)} cores; "
              + ("other jobs ran beside it"
                 if max(r["load_before"] for r in scale["runs"]) > scale.get("cpu_count", 2)
-                else "nothing else ran, the load is the previous run's trace") + ").", "",
+                else "nothing else ran") + ").", "",
              "| engine | rows | wall (s) | of which Spark start-up (s) | release (s) | "
              "peak memory (MiB) | load |", "|---|---|---|---|---|---|---|"]
     for r in scale["runs"]:
