@@ -148,29 +148,54 @@ def lighthouse_pages(site: Path, pages: list[str] | None = None, save: Path | No
     return results
 
 
-def calibrated_pages(site: Path, pages: list[str], runs: int = 5) -> dict[str, object]:
-    """Lighthouse as its reference phone sees ``pages``: the CPU slowdown from this host's
-    benchmark index (:func:`cpu_slowdown`, read from one calibration run), then ``runs`` runs a
-    page, interleaved (page 1, page 2, ..., page 1, ...), text gzipped; each number the median."""
-    if not isinstance(runs, int) or runs < 1:
+def calibrated_pages(site: Path, pages: list[str] | None = None, runs: int = 5,
+                     save: Path | None = None,
+                     calibration_runs: int = 3) -> dict[str, dict[str, float]]:
+    """Lighthouse as its reference phone sees ``pages`` (default: every page of ``site``).
+
+    The CPU slowdown comes from this host's benchmark index (:func:`cpu_slowdown`), the median
+    of ``calibration_runs`` runs at Lighthouse's default settings (one run's index varies by up
+    to 2x on a shared 2-core machine). Then ``runs`` runs a page, interleaved (page 1, page 2,
+    ..., page 1, ...), text gzipped; each number is the median (:func:`median_run`). Each page's
+    record also holds the slowdown, the calibration's index and the highest 1-minute load
+    average seen during its runs (an idle 2-core machine stays well below 2). With ``save``,
+    the medians of the rounds so far are written there after each round."""
+    if not isinstance(runs, int) or isinstance(runs, bool) or runs < 1:
         raise ValueError(f"runs must be a positive integer, got {runs!r}")
-    if not pages:
-        raise ValueError("pages: name at least one page")
+    if not isinstance(calibration_runs, int) or calibration_runs < 1:
+        raise ValueError(f"calibration_runs must be a positive integer, got {calibration_runs!r}")
+    pages = list(pages) if pages else site_pages(site)
+    if not LIGHTHOUSE.exists():
+        raise RuntimeError(f"{LIGHTHOUSE} is missing: `make benchmark` installs it (npm ci)")
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(_Gzip, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
+    results: dict[str, dict[str, float]] = {}
     try:
-        index = measure(f"{base}/{pages[0]}")["benchmark_index"]
+        index = statistics.median(measure(f"{base}/{pages[0]}")["benchmark_index"]
+                                  for _ in range(calibration_runs))
         slowdown = cpu_slowdown(index)
+        print(f"  benchmark index {index:.0f}: CPU slowdown {slowdown:.2f}", file=sys.stderr,
+              flush=True)
         samples: dict[str, list[dict[str, float]]] = {page: [] for page in pages}
-        for _ in range(runs):
+        load: dict[str, float] = {page: 0.0 for page in pages}
+        for round_ in range(runs):
             for page in pages:
+                load[page] = max(load[page], os.getloadavg()[0])
                 samples[page].append(measure(f"{base}/{page}", slowdown))
+                load[page] = max(load[page], os.getloadavg()[0])
+            print(f"  lighthouse round {round_ + 1} of {runs} done", file=sys.stderr, flush=True)
+            for page in pages:
+                results[page] = {**median_run(samples[page]), "runs": round_ + 1, "gzip": True,
+                                 "cpu_slowdown": slowdown, "calibration_index": index,
+                                 "load_max": load[page]}
+            if save is not None:  # the rounds so far survive an interrupted measurement
+                save.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n",
+                                encoding="utf-8")
     finally:
         server.shutdown()
-    return {"benchmark_index": index, "cpu_slowdown": slowdown, "runs": runs,
-            "pages": {page: median_run(values) for page, values in samples.items()}}
+    return results
 
 
 def main() -> None:
@@ -187,10 +212,8 @@ def main() -> None:
                              "host's benchmark index, runs interleaved, text gzipped")
     args = parser.parse_args()
     if args.calibrated:
-        results = calibrated_pages(Path(args.site), args.pages or [], args.runs)
-        if args.json:
-            Path(args.json).write_text(json.dumps(results, indent=2, sort_keys=True) + "\n",
-                                       encoding="utf-8")
+        results = calibrated_pages(Path(args.site), args.pages, args.runs,
+                                   Path(args.json) if args.json else None)
         print(json.dumps(results, indent=2, sort_keys=True))
         return
     results = lighthouse_pages(Path(args.site), args.pages,
@@ -231,48 +254,67 @@ def misses(lighthouse: dict, weights: dict) -> dict[str, list[str]]:
     return out
 
 
-def markdown_section(lighthouse: dict, weights: dict, measured_at: str = "") -> list[str]:
-    """The report's Lighthouse section: targets, then before and after, page by page.
+def _conditions(results: dict) -> str:
+    """How a measurement was made, from its records: throttling, runs, compression, index."""
+    first = next(iter(results.values()))
+    runs = sorted({r.get("runs", 1) for r in results.values()})
+    zipped = {bool(r.get("gzip")) for r in results.values()}
+    served = ("text gzipped, as GitHub Pages sends it" if zipped == {True} else
+              "without compression" if zipped == {False} else "partly gzipped")
+    index = sorted({r.get(key, 0) for r in results.values()
+                    for key in ("benchmark_index", "benchmark_index_max")} - {0})
+    if "cpu_slowdown" in first:
+        cpu = (f"calibrated to Lighthouse's reference phone: the CPU slowdown "
+               f"{first['cpu_slowdown']:.2f}x from the host's benchmark index "
+               f"{first['calibration_index']:.0f} (the median of three calibration runs; "
+               f"3 + (index - 1300) / 233, its throttling guide's calculator)")
+        loads = [r["load_max"] for r in results.values() if "load_max" in r]
+        if loads:
+            cpu += f"; the machine's 1-minute load average reached {max(loads):.1f}"
+    else:
+        cpu = "Lighthouse's default 4x CPU slowdown, not calibrated to the host"
+    count = ("one run a page" if runs == [1] else
+             f"{runs[0]} runs a page, each number its median" if runs == [runs[0]] else
+             f"{runs[0]} to {runs[-1]} runs a page, each number a median")
+    if "cpu_slowdown" in first:
+        count += " (the runs interleaved: page 1, page 2, ..., page 1, ...)"
+    spread = (f"; the benchmark index of the runs was {index[0]:.0f} to {index[-1]:.0f}"
+              if index else "")
+    return f"Lighthouse {first['lighthouse']}, mobile, {cpu}; {count}; {served}{spread}."
+
+
+def markdown_section(lighthouse: dict, weights: dict, measured_at: str = "",
+                     previous: dict | None = None) -> list[str]:
+    """The report's Lighthouse section: how it was measured, the targets, then before and
+    after, page by page. ``previous`` (``{"measured_at", "pages"}``) is the last measurement,
+    the "before"; without it, :data:`BEFORE`.
 
     A target missed reads "not met" (the report's "MISSED" marks run.py's own targets); the
     misses are explained in tests/site/test_lighthouse_report.py."""
-    before = json.loads(BEFORE.read_text(encoding="utf-8")) if BEFORE.exists() else {}
+    if previous:
+        before, before_when = previous["pages"], previous.get("measured_at", "")
+    else:
+        before = json.loads(BEFORE.read_text(encoding="utf-8")) if BEFORE.exists() else {}
+        before_when = "main at 2ea77f6 (MathJax typesetting in the browser)"
     missed = misses(lighthouse, weights)
-    index = sorted({r.get(key, 0) for r in lighthouse.values()
-                    for key in ("benchmark_index", "benchmark_index_max")} - {0})
-    runs = sorted({r.get("runs", 1) for r in lighthouse.values()})
-    median = (f" Each page was measured {runs[0]} times and each number below is its median "
-              "(one number at a time), as Lighthouse advises against its run-to-run "
-              "variance." if runs == [runs[0]] and runs[0] > 1 else
-              " Each page was measured once." if runs == [1] else
-              f" Pages were measured {runs[0]} to {runs[-1]} times; each number is a median.")
 
     def status(name: str) -> str:
         return "met" if not missed[name] else f"**not met** ({len(missed[name])}: " + \
             ", ".join(missed[name][:4]) + (", ..." if len(missed[name]) > 4 else "") + ")"
 
-    def served(results: dict) -> str:
-        zipped = {bool(r.get("gzip")) for r in results.values()}
-        return ("with text gzipped, as GitHub Pages sends it" if zipped == {True} else
-                "without compression" if zipped == {False} else "partly gzipped")
-
     lines = [
-        "", "## Lighthouse, mobile (every page of the site)", "",
-        ((f"Measured {measured_at}. " if measured_at else "") + f"Lighthouse {next(iter(lighthouse.values()))['lighthouse']} (npm, pinned in "
-        "`package.json`) with its mobile defaults (simulated slow 4G, 4x CPU slowdown) on "
-        "Debian's chromium; the site served by Python's HTTP server on 127.0.0.1, "
-        f"{served(lighthouse)}. Lighthouse's CPU benchmark index was "
-        f"{index[0]:.0f} to {index[-1]:.0f} during the run (Lighthouse expects about 1000 or "
-        "more for its 4x slowdown" + ("), so blocking times are longer than on a quiet machine."
-                                     if index[0] < 1000 else ").") if index else "") + median, "",
+        "", "## Lighthouse, mobile", "",
+        (f"Measured {measured_at}: " if measured_at else "") + f"{len(lighthouse)} pages, "
+        "served by Python's HTTP server on 127.0.0.1 to Debian's chromium. "
+        + _conditions(lighthouse), "",
         "| target | status |", "|---|---|",
         f"| performance >= 90 on every page | {status('performance_min')} |",
         f"| accessibility 100 on every page | {status('accessibility_min')} |",
         f"| total blocking time <= 200 ms on every chapter | {status('chapter_tbt_max_ms')} |",
         f"| largest contentful paint <= 2.5 s on every chapter | {status('chapter_lcp_max_ms')} |",
         f"| first visit of every chapter <= 700 KiB, or <= 250 KiB gzip | {status('chapter_first_visit')} |",
-        "", "Before: main at 2ea77f6 (MathJax typesetting in the browser), served "
-        f"{served(before) if before else 'as above'}. After: this build.", "",
+        "", f"Before: {before_when}. " + (_conditions(before) if before else "") +
+        " After: this build, as above.", "",
         "| page | performance before | after | accessibility before | after | LCP before (s) "
         "| after | TBT before (ms) | after | KiB before | after |",
         "|---|---|---|---|---|---|---|---|---|---|---|",

@@ -322,10 +322,13 @@ def main() -> None:
     parser.add_argument("--pages-only", action="store_true",
                         help="measure only the pages (weights and Lighthouse) of the built site; "
                              "keep the rest of the last report")
+    parser.add_argument("--lighthouse-pages", nargs="+", metavar="PAGE",
+                        help="run Lighthouse on these pages only (e.g. chapters/sensitivity.html);"
+                             " default: every page (5 runs each: hours)")
     args = parser.parse_args()
     previous = json.loads(REPORT.read_text(encoding="utf-8")) if REPORT.exists() else {}
     if args.pages_only:
-        return write_report({**previous, **measure_pages()})
+        return write_report({**previous, **measure_pages(previous, args.lighthouse_pages)})
     if args.installs_only:
         return write_report({**previous, **measure_installs()})
     results: dict[str, object] = {
@@ -346,7 +349,7 @@ def main() -> None:
     results.update(notebook_summary(samples))
     print("nbval ...", flush=True)
     results["nbval_s"] = nbval_time()
-    results.update(measure_pages())
+    results.update(measure_pages(previous, args.lighthouse_pages))
     print("computations ...", flush=True)
     results["computations"] = computation_timings()
     results["k_anonymity_ms"] = results["computations"]["k_anonymity_ms"]
@@ -364,19 +367,25 @@ def main() -> None:
 
 
 #: Lighthouse runs per page: one run's blocking time varied from 366 to 1,679 ms on the same
-#: page and build (laplace-mechanism); the report gives each number's median.
-LIGHTHOUSE_RUNS = 3
+#: page and build (laplace-mechanism); the report gives each number's median (issue 39: 5).
+LIGHTHOUSE_RUNS = 5
 
 
-def measure_pages() -> dict[str, object]:
-    """First visit of every page (bytes) and Lighthouse on every page."""
+def measure_pages(previous: dict | None = None,
+                  lighthouse_pages: list[str] | None = None) -> dict[str, object]:
+    """First visit of every page (bytes), and Lighthouse calibrated to its reference phone on
+    every page (or on ``lighthouse_pages``); the last report's Lighthouse measurement is kept as
+    the "before" of the report's table."""
     print("pages ...", flush=True)
     out: dict[str, object] = {"pages": page_weights()}
     chapters = [v for k, v in out["pages"].items() if k.startswith("chapters/")]
     out["chapter_page_max_kib"] = max(v["bytes"] for v in chapters) / 1024
     out["chapter_page_max_gzip_kib"] = max(v["gzip_bytes"] for v in chapters) / 1024
+    if previous and "lighthouse" in previous:
+        out["lighthouse_previous"] = {"measured_at": previous.get("lighthouse_measured_at", ""),
+                                      "pages": previous["lighthouse"]}
     print("lighthouse ...", flush=True)
-    out["lighthouse"] = lighthouse.lighthouse_pages(ROOT / "_build" / "html", compress=True,
+    out["lighthouse"] = lighthouse.calibrated_pages(ROOT / "_build" / "html", lighthouse_pages,
                                                     runs=LIGHTHOUSE_RUNS)
     out["lighthouse_measured_at"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return out
@@ -496,7 +505,8 @@ def markdown(r: dict) -> str:
     lines += [f"| {name} | {sec:.1f} |" for name, sec in r["notebooks_s"].items()]
     if "lighthouse" in r:
         lines += lighthouse.markdown_section(r["lighthouse"], r["pages"],
-                                             r.get("lighthouse_measured_at", ""))
+                                             r.get("lighthouse_measured_at", ""),
+                                             r.get("lighthouse_previous"))
     lines += ["", "## First visit of each page (everything it loads)", "",
               "| page | KiB | KiB gzip |", "|---|---|---|"]
     lines += [f"| {name} | {w['bytes'] / 1024:.0f} | {w['gzip_bytes'] / 1024:.0f} |"
