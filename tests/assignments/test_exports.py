@@ -84,7 +84,7 @@ def test_canvas_and_moodle_exports_have_one_row_per_student_and_zero_for_a_missi
 
 def test_canvas_can_match_students_by_sis_user_id_instead(tmp_path):
     columns, table = exports.gradebook(ROWS[:2], written=set())
-    path = tmp_path / "canvas.csv"
+    path = tmp_path / "export"
     exports.write_canvas(path, columns, table, id_column="SIS User ID")
     assert lines(path)[2] == "alice,,alice,,,6"
     with pytest.raises(ValueError, match="one of"):
