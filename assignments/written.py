@@ -121,14 +121,15 @@ def write_answers(rows: list[dict], out: Path, course: Path = HERE) -> Path:
             problem = problems.get((row["assignment"], row["problem"]))
             if problem is None or str(row["feedback"]).startswith(NOT_GRADED):
                 continue
-            graded = not str(row["feedback"]).startswith(PENDING)
-            comment = str(row["feedback"]).removeprefix("graded by hand").removeprefix(": ")
+            text = str(row["feedback"])
+            graded = text.startswith("graded by hand")  # else pending, or no answer
             writer.writerow({
                 "student": row["student"], "assignment": row["assignment"],
                 "problem": row["problem"], "title": problem.title,
                 "max_score": f"{problem.points:g}",
                 "score": f"{float(row['score']):g}" if graded else "",
-                "comment": comment if graded and row["feedback"] != NO_ANSWER else "",
+                "comment": (text.removeprefix("graded by hand").removeprefix(": ") if graded
+                            else text if text == NO_ANSWER else ""),
                 "answer": answer_text(course, row["student"], problem)})
     return path
 
@@ -154,8 +155,12 @@ def store(answers: Path, course: Path = HERE) -> int:
             if not 0 <= score <= problem.points:
                 raise SystemExit(f"{answers}:{line}: score {score:g} is not between 0 and "
                                  f"{problem.points:g}")
-            grade = gb.find_grade(problem.answer_id, problem.chapter, problem.chapter,
-                                  row["student"])
+            try:
+                grade = gb.find_grade(problem.answer_id, problem.chapter, problem.chapter,
+                                      row["student"])
+            except Exception:  # noqa: BLE001  (nbgrader's MissingEntry)
+                raise SystemExit(f"{answers}:{line}: the gradebook has no graded submission "
+                                 f"of {problem.chapter} by {row['student']!r}") from None
             grade.manual_score = score
             grade.needs_manual_grade = False
             comment = gb.find_comment(problem.answer_id, problem.chapter, problem.chapter,

@@ -1,5 +1,9 @@
 """End to end through nbgrader: ``make assignments`` and ``make grade`` on one chapter.
 
+Beside the scores: the written answer's cell in the release (no rubric), its hand grade through
+``grades-written.csv``, the LMS exports and the feedback pages of a real batch (every message,
+no hidden test, which nbgrader's own ``generate_feedback`` would show).
+
 The fast, in-process grading of every problem is ``test_problems.py``; here a temporary course
 directory gets the laplace-mechanism assignment (nbgrader's ``generate_assignment``) and three
 students are autograded by nbgrader's ``autograde`` into the CSV: the reference solutions
@@ -18,6 +22,7 @@ import html
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -253,7 +258,9 @@ def _hidden_lines() -> list[str]:
 
 
 def test_feedback_pages_hold_every_message_and_no_hidden_test(batch, course):
-    out, rows, said = batch
+    out, _, said = batch
+    # the CSV as it is now (a hand grade given in another test rewrites it and the pages)
+    rows = {(r["student"], r["problem"]): r for r in csv.DictReader(out.open(encoding="utf-8"))}
     folder = out.parent / "feedback"
     hidden = _hidden_lines()
     assert len(hidden) >= 5
@@ -263,12 +270,20 @@ def test_feedback_pages_hold_every_message_and_no_hidden_test(batch, course):
         page = (folder / student / f"{CHAPTER}.html").read_text(encoding="utf-8")
         assert html.escape(row["feedback"]) in page, (student, pid)
         assert f"{row['score']} / {row['max_score']}" in page
+        text = _text(page)
         for line in hidden:
-            assert html.escape(line) not in page and line not in page, (student, line)
+            assert line not in text, (student, line)
     # why the course writes its own: nbgrader's generate_feedback shows the hidden tests
     build.nbgrader(course, "generate_feedback", CHAPTER, "--student", "broken", "--force")
-    theirs = (course / "feedback" / "broken" / CHAPTER / f"{CHAPTER}.html").read_text("utf-8")
-    assert any(html.escape(line) in theirs for line in hidden)
+    theirs = _text((course / "feedback" / "broken" / CHAPTER / f"{CHAPTER}.html")
+                   .read_text(encoding="utf-8"))
+    assert sum(line in theirs for line in hidden) >= len(hidden) // 2
+
+
+def _text(page: str) -> str:
+    """What a browser shows of an HTML page: tags removed (code is highlighted token by token),
+    entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
 
 
 def test_a_student_sees_a_failed_check_as_a_sentence_not_a_traceback():
