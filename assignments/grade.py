@@ -34,6 +34,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import written
 from build import nbgrader
 from problems import HERE, load_problems
 
@@ -174,12 +175,15 @@ def grade(submissions: Path, out: Path, course: Path = HERE
                          for pid, points in _gradebook_problems(gb, chapter).items()]
                 continue
             rows += _graded_rows(gb, course, student, chapter, titles)
+    rows = written.apply(rows, course)  # written answers: hand grades, or pending
     with out.open("w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=FIELDS)
         writer.writeheader()
         for row in rows:
             writer.writerow({**row, "score": f"{row['score']:g}",
                              "max_score": f"{row['max_score']:g}"})
+    for line in written.publish(rows, out, course):  # LMS exports, feedback (#41)
+        print(line)
     problems = reported + [f"{student}/{chapter}: not graded: {why}"
                            for (student, chapter), why in sorted(failed.items())]
     return rows, problems

@@ -4,7 +4,8 @@ A problem is one Markdown file, ``assignments/problems/<chapter>/<problem>.md`` 
 described on the instructors' page, ``instructors.md``, under "Adding a problem"): YAML front
 matter, the prompt in the course's Markdown, then fenced ``python`` blocks whose info string
 says what they are (``setup``, ``solution``, ``test points=N [hidden]``, ``mutant name=...``,
-``alternative name=...``).
+``alternative name=...``); a written answer, graded by hand, is a ``markdown answer points=N``
+block and a ``markdown rubric`` block instead.
 
 * :func:`load_problems` reads them all; :meth:`Problem.constants` draws a variant's constants;
 * :func:`chapter_notebook` writes one chapter's nbgrader source notebook (the prompts converted
@@ -42,6 +43,13 @@ from reader_markdown import (  # noqa: E402  (the path above)
 #: A fenced block of a problem file: ```python <kind> [options]
 _FENCE = re.compile(r"^```python[ \t]+(?P<info>[^\n]*)\n(?P<code>.*?)^```[ \t]*$", re.M | re.S)
 KINDS = ("setup", "solution", "test", "mutant", "alternative")
+#: A written answer's blocks: ```markdown answer points=N (what the student's cell holds; the
+#: release shows nbgrader's "YOUR ANSWER HERE") and ```markdown rubric (the instructor's only).
+_TEXT_FENCE = re.compile(r"^```markdown[ \t]+(?P<info>[^\n]*)\n(?P<code>.*?)^```[ \t]*$",
+                         re.M | re.S)
+TEXT_KINDS = ("answer", "rubric")
+#: A rubric criterion: "- 2 points: ..." (the criteria's points add up to the answer's)
+_CRITERION = re.compile(r"^- (?P<points>\d+(?:\.\d+)?) points?: ", re.M)
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 PREAMBLE = "import dpgrader"
@@ -100,7 +108,17 @@ class Problem:
 
     @property
     def points(self) -> float:
-        return sum(b.points for b in self.of("test"))
+        return sum(b.points for b in self.of("test")) + sum(b.points for b in self.of("answer"))
+
+    @property
+    def written(self) -> bool:
+        """A written answer, graded by hand (nbgrader's "manually graded answer" cell)."""
+        return bool(self.of("answer"))
+
+    @property
+    def answer_id(self) -> str:
+        """The grade id of a written answer's cell (nbgrader's gradebook knows it by that)."""
+        return f"{self.pid}-answer"
 
     def constants(self, variant: int = 0) -> dict[str, Any]:
         """The problem's constants in ``variant``: 0 takes the first value of each list (the
@@ -132,7 +150,7 @@ class Problem:
 def _info(text: str, path: Path) -> Block:
     words = text.split()
     kind, options, flags = words[0], {}, set()
-    if kind not in KINDS:
+    if kind not in KINDS + TEXT_KINDS:
         raise ProblemError(f"{path}: block kind {kind!r} is not one of {KINDS}")
     for word in words[1:]:
         key, eq, value = word.partition("=")
@@ -160,15 +178,21 @@ def load_problem(path: Path) -> Problem:
     for key in ("title", "order", "minutes", "concept", "exercise"):
         if key not in meta:
             raise ProblemError(f"{path}: front matter needs '{key}'")
-    first = _FENCE.search(body)
-    if first is None:
+    fences = sorted([*_FENCE.finditer(body), *_TEXT_FENCE.finditer(body)],
+                    key=lambda m: m.start())
+    if not fences:
         raise ProblemError(f"{path}: no ```python blocks")
     problem = Problem(path=path, chapter=path.parent.name, pid=path.stem, meta=meta,
-                      prompt=body[:first.start()].strip())
-    for fence in _FENCE.finditer(body):
+                      prompt=body[:fences[0].start()].strip())
+    for fence in fences:
         block = _info(fence.group("info"), path)
+        if (block.kind in TEXT_KINDS) != (fence.re is _TEXT_FENCE):
+            raise ProblemError(f"{path}: a {block.kind} block is ```"
+                               f"{'markdown' if block.kind in TEXT_KINDS else 'python'}")
         block.code = fence.group("code").rstrip() + "\n"
         problem.blocks.append(block)
+    if problem.of("answer") or problem.of("rubric"):
+        return _check_written(problem)
     counts = {k: len(problem.of(k)) for k in KINDS}
     if counts["solution"] != 1 or counts["test"] < 1:
         raise ProblemError(f"{path}: needs one solution block and at least one test block")
@@ -180,6 +204,24 @@ def load_problem(path: Path) -> Problem:
         raise ProblemError(f"{path}: every test block needs points=N > 0")
     if not problem.of("mutant") or not problem.of("alternative"):
         raise ProblemError(f"{path}: needs at least one mutant and one alternative block")
+    return problem
+
+
+def _check_written(problem: Problem) -> Problem:
+    """A written answer: one answer block with points, one rubric whose criteria's points add
+    up to them, and no code (nothing to autograde)."""
+    path = problem.path
+    if len(problem.of("answer")) != 1 or len(problem.of("rubric")) != 1 or any(
+            b.kind in KINDS for b in problem.blocks):
+        raise ProblemError(f"{path}: a written answer has one ```markdown answer points=N "
+                           "block, one ```markdown rubric block and no python block")
+    answer, rubric = problem.one("answer"), problem.one("rubric")
+    if answer.points <= 0:
+        raise ProblemError(f"{path}: the answer block needs points=N > 0")
+    criteria = [float(m["points"]) for m in _CRITERION.finditer(rubric.code)]
+    if not criteria or sum(criteria) != answer.points:
+        raise ProblemError(f"{path}: the rubric's criteria ('- N points: ...') add up to "
+                           f"{sum(criteria):g} points, not the answer's {answer.points:g}")
     return problem
 
 
@@ -256,11 +298,19 @@ def problem_cells(problem: Problem, number: int, variant: int = 0) -> list[dict]
     head = (f"## Problem {number}: {problem.title} ({points:g} point"
             f"{'s' if points != 1 else ''})\n\n"
             f"{reader_markdown(problem.prompt, str(problem.path))}")
-    cells = [_cell("markdown", head, {"grade_id": f"{pid}-prompt", "locked": True}),
-             _cell("code", problem.setup_code(variant), {"grade_id": f"{pid}-setup",
-                                                         "locked": True}),
-             _cell("code", problem.one("solution").code, {"grade_id": f"{pid}-solution",
-                                                          "solution": True})]
+    cells = [_cell("markdown", head, {"grade_id": f"{pid}-prompt", "locked": True})]
+    if problem.written:
+        # nbgrader's "manually graded answer": the source holds the rubric as the solution,
+        # which generate_assignment replaces with "YOUR ANSWER HERE" in the release
+        rubric = problem.one("rubric").code.rstrip()
+        source = (f"{BEGIN_SOLUTION}\n**Rubric** (the instructor's source only; graded by "
+                  f"hand, {points:g} points):\n\n{rubric}\n{END_SOLUTION}")
+        return cells + [_cell("markdown", source, {"grade_id": problem.answer_id, "grade": True,
+                                                   "solution": True, "points": points})]
+    cells += [_cell("code", problem.setup_code(variant), {"grade_id": f"{pid}-setup",
+                                                          "locked": True}),
+              _cell("code", problem.one("solution").code, {"grade_id": f"{pid}-solution",
+                                                           "solution": True})]
     for i, block in enumerate(problem.of("test"), 1):
         cells.append(_cell("code", test_source(block),
                            {"grade_id": f"{pid}-test-{i}", "grade": True, "locked": True,
@@ -276,7 +326,8 @@ def chapter_notebook(chapter: str, problems: list[Problem], variant: int = 0) ->
              f"{reader_markdown('This assignment grades what the chapter {doc}`/chapters/' + chapter + '` teaches.', chapter)} "
              f"It has {len(problems)} problem{'s' if len(problems) != 1 else ''}, {total:g} points in all. Write your code where a "
              "cell says `YOUR CODE HERE` (delete the `raise NotImplementedError()` line) and "
-             "keep the names and signatures it gives. The test cells below each problem check "
+             "keep the names and signatures it gives; write a written answer where a cell says "
+             "`YOUR ANSWER HERE` (it is graded by hand). The test cells below each problem check "
              "part of your answer now; hidden tests, which check the privacy of what you wrote, "
              "run when your work is graded. Restart the kernel and run all cells before you "
              "hand it in. A function that runs more than a few seconds in a test is stopped "

@@ -15,6 +15,8 @@ Run with ``make benchmark`` (one BLAS thread, PYTHONHASHSEED=0). Measures, on th
 * Lighthouse on every page, as a phone on a slow connection sees it, text gzipped as GitHub
   Pages sends it (``lighthouse.py``; the issue-23 targets and the before/after table are there);
 * the heavy computations on full Adult: the chapter's ``k_anonymity``, Mondrian, ``audit_epsilon``;
+* ``make grade`` on N synthetic correct submissions of one chapter (``grading.py``; N from
+  ``--grading-students``, default 80; below 80 the report extrapolates to 80 and says so);
 * the disk the virtual environment takes.
 
 Targets are in ``TARGETS``, the one place they are written. They inform: the report says which
@@ -50,6 +52,7 @@ BIN = Path(sys.executable).parent
 REPORT = ROOT / "benchmarks" / "report.json"
 sys.path[:0] = [str(ROOT / "chapters"), str(ROOT / "tests"), str(ROOT / "_ext")]
 import scale  # noqa: E402  (benchmarks/scale.py, beside this file)
+import grading  # noqa: E402  (benchmarks/grading.py: make grade on N submissions, issue #41)
 import mutation  # noqa: E402  (benchmarks/mutation.py: `make mutation` writes its own section)
 import lighthouse  # noqa: E402  (benchmarks/lighthouse.py, beside this file)
 from course_site import tables  # noqa: E402  (_ext/course_site/tables.py: reading times)
@@ -325,8 +328,19 @@ def main() -> None:
     parser.add_argument("--lighthouse-pages", nargs="+", metavar="PAGE",
                         help="run Lighthouse on these pages only (e.g. chapters/sensitivity.html);"
                              " default: every page (5 runs each: hours)")
+    parser.add_argument("--grading-students", type=int, default=grading.CLASS_SIZE,
+                        help="how many synthetic submissions the grading benchmark grades "
+                             "(below 80, the report extrapolates to 80 and says so)")
+    parser.add_argument("--grading-only", action="store_true",
+                        help="measure only the grading of a class (benchmarks/grading.py); "
+                             "keep the rest of the last report")
     args = parser.parse_args()
+    if args.grading_students < 1:
+        parser.error("--grading-students must be at least 1")
     previous = json.loads(REPORT.read_text(encoding="utf-8")) if REPORT.exists() else {}
+    if args.grading_only:
+        print(f"grading {args.grading_students} submissions ...", flush=True)
+        return write_report({**previous, "grading": grading.measure(args.grading_students)})
     if args.pages_only:
         return write_report({**previous, **measure_pages(previous, args.lighthouse_pages)})
     if args.installs_only:
@@ -362,6 +376,8 @@ def main() -> None:
         if last:  # the last measurement's runs, for comparison (not its own previous)
             results["scale"]["previous"] = {k: last[k] for k in ("measured_at", "cpu_count",
                                                                  "runs") if k in last}
+    print("grading (benchmarks/grading.py) ...", flush=True)
+    results["grading"] = grading.measure(args.grading_students)
     results["mutation"] = previous.get("mutation")  # measured by `make mutation`, not here
     write_report(results)
 
@@ -514,6 +530,8 @@ def markdown(r: dict) -> str:
     lines += reading_section(ROOT)
     if r.get("scale"):
         lines += scale.markdown(r["scale"])
+    if r.get("grading"):
+        lines += grading.markdown(r["grading"])
     if r.get("mutation"):
         lines += mutation.markdown(r["mutation"])
     return "\n".join(lines) + "\n"

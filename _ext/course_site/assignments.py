@@ -33,9 +33,11 @@ def summary(items: list) -> str:
     minutes = sum(p.meta["minutes"] for p in items)
     points = sum(p.points for p in items)
     mutants = sum(len(p.of("mutant")) for p in items)
+    written = sum(p.written for p in items)
     return (f"{len(items)} problems in {len(chapters)} chapters, {points:g} points, about "
             f"{minutes / 60:.1f} hours of work for a student; the tests grade "
-            f"{mutants} wrong solutions (mutants) against them.")
+            f"{mutants} wrong solutions (mutants) against them. {written} of the problems are "
+            "written answers, graded by hand with a rubric.")
 
 
 class AssignmentProblems(SphinxDirective):
@@ -52,7 +54,9 @@ class AssignmentProblems(SphinxDirective):
         for p in items:
             rows.append([_doc_link(self.env, f"chapters/{p.chapter}"),
                          nodes.paragraph(text=f"{p.title} ({p.chapter}/{p.pid})"),
-                         f"{p.points:g}", str(p.meta["minutes"]), str(p.meta["concept"])])
+                         f"{p.points:g}", str(p.meta["minutes"]),
+                         str(p.meta["concept"]) + (" (a written answer, graded by hand)"
+                                                   if p.written else "")])
         return [nodes.paragraph(text=summary(items)),
                 _table(["Chapter", "Problem", "Points", "Minutes", "What it grades"], rows,
                        [22, 26, 8, 9, 35], ["assignment-problems"])]

@@ -19,7 +19,8 @@ sys.path.insert(0, str(ASSIGNMENTS))
 
 import problems as P  # noqa: E402
 
-PROBLEMS = P.load_problems()
+#: The autograded problems (written answers are graded by hand: test_exports.py checks them).
+PROBLEMS = [p for p in P.load_problems() if not p.written]
 IDS = [f"{p.chapter}/{p.pid}" for p in PROBLEMS]
 #: Mistake kinds issue #26 asks the mutants to cover, and the chapter whose problems must hold
 #: one (checked once that chapter has problems).

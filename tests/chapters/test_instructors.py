@@ -70,3 +70,41 @@ def test_the_feedback_quoted_is_what_the_library_says():
         assert str(error) == quoted
     else:
         raise AssertionError("the quoted failure did not fail")
+
+
+def test_the_grading_loop_names_the_files_columns_and_words_the_code_writes():
+    import exports
+    import feedback
+    import written
+
+    csv_out = Path("grades.csv")
+    paths = exports.export_paths(csv_out)
+    for path in (paths["canvas"], paths["moodle"], written.answers_path(csv_out)):
+        assert f"`{path.name}`" in PAGE, path.name
+    assert feedback.feedback_folder(csv_out) == Path("feedback")
+    assert "`feedback/<student>/<chapter>.html`" in PAGE
+    canvas = ", ".join(f"`{c}`" for c in exports.CANVAS_IDS)
+    assert canvas in " ".join(PAGE.split()) and "`Points Possible`" in PAGE
+    assert f"`{exports.MOODLE_ID}`" in PAGE and exports.CANVAS_ID_COLUMNS[0] == "SIS Login ID"
+    assert f"`laplace-mechanism{exports.WRITTEN_SUFFIX}`" in PAGE
+    assert written.NO_ANSWER.startswith("no answer") and '("no\nanswer")' in PAGE
+    class NeverGraded:  # a gradebook that holds no grade: the answer is pending
+        def find_grade(self, *args):
+            raise KeyError(args)
+
+    problem = next(p for p in P.load_problems() if p.written)
+    row = {"student": "s", "assignment": problem.chapter, "problem": problem.answer_id,
+           "title": "", "score": 0.0, "max_score": problem.points, "feedback": ""}
+    said = written.graded_row(row, problem, NeverGraded())["feedback"]
+    quoted = re.search(r'"(pending: [^"]+)"', " ".join(PAGE.split())).group(1)
+    assert said.startswith(quoted), (said, quoted)
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    for target in ("assignments", "grade", "grade-written"):
+        assert re.search(rf"^{target}: venv-python$", makefile, re.M), target
+        assert f"make {target}" in PAGE
+    assert "make grade-written WRITTEN=grades-written.csv" in PAGE
+
+
+def test_the_written_answer_example_is_a_real_written_problem():
+    code, words = re.findall(r"`(assignments/problems/[\w/-]+\.md)` is a complete example", PAGE)
+    assert not P.load_problem(ROOT / code).written and P.load_problem(ROOT / words).written

@@ -212,3 +212,38 @@ def test_the_scale_benchmark_finds_the_code_it_runs_in_the_notebooks():
     assert wanted <= ns.keys()
     assert all(callable(ns[name]) for name in wanted if name.islower())
     assert ns["AMOUNT_BOUNDS"] == (0, 100) and len(ns["EDUCATION"]) == 16
+
+
+# --- the grading benchmark (benchmarks/grading.py, issue #41) --------------------------------
+
+def test_grading_is_extrapolated_to_80_students_only_below_80():
+    grading = run.grading
+    assert grading.extrapolate(12.0, 4) == 240.0  # 3 s a student, times 80
+    assert grading.extrapolate(400.0, 80) is None and grading.extrapolate(500.0, 100) is None
+    with pytest.raises(ValueError):
+        grading.extrapolate(1.0, 0)
+
+
+def test_the_grading_section_says_n_and_whether_80_is_extrapolated():
+    grading = run.grading
+    small = {"chapter": "laplace-mechanism", "students": 5, "seconds": 30.0,
+             "per_student_s": 6.0, "extrapolated_80_s": 480.0, "full_marks": "10 of 10",
+             "measured_at": "2026-11-27 21:00 UTC"}
+    text = "\n".join(grading.markdown(small))
+    assert "| students (N) | 5 |" in text
+    assert "**extrapolated** from N = 5" in text and "480 s (**over** the target" in text
+    assert "Not measured at 80: N = 5 < 80" in text
+    full = {**small, "students": 80, "seconds": 300.0, "per_student_s": 3.75,
+            "extrapolated_80_s": None}
+    text = "\n".join(grading.markdown(full))
+    assert "extrapolated" not in text and "within the target of 360 s" in text
+
+
+def test_the_report_has_a_grading_section_only_when_grading_was_measured(report):
+    r = {k: v for k, v in copy.deepcopy(report).items() if k != "grading"}
+    assert "## Grading a class" not in run.markdown({**r, "targets_met": run.targets_met(r)})
+    r["grading"] = {"chapter": "laplace-mechanism", "students": 3, "seconds": 9.0,
+                    "per_student_s": 3.0, "extrapolated_80_s": 240.0, "full_marks": "6 of 6",
+                    "measured_at": "2026-11-27 21:00 UTC"}
+    text = run.markdown({**r, "targets_met": run.targets_met(r)})
+    assert "## Grading a class" in text and "extrapolated** from N = 3" in text
