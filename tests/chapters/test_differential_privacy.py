@@ -1,6 +1,6 @@
 """Tests for the chapter on ε-differential privacy and randomized response, and for its
-going-deeper pages (what DP does not promise, the coin and the spinner, the estimator, the local
-and the central model).
+going-deeper pages (the definition read closely, what DP does not promise, the coin and the
+spinner, the estimator, the local and the central model).
 
 Every expected value is computed here independently (brute force over the output
 probabilities, closed forms, pandas counts) and compared with the chapter's code, the
@@ -22,11 +22,12 @@ from notebook_code import notebook_namespace
 
 CHAPTERS = Path(__file__).resolve().parents[2] / "chapters"
 NOTEBOOK = CHAPTERS / "differential-privacy.ipynb"
+DEFINITION = "reading-the-dp-definition"
 PROMISE = "what-dp-does-not-promise"
 COIN = "randomized-response-coin-and-spinner"
 ESTIMATION = "randomized-response-estimation"
 CENTRAL = "local-versus-central-model"
-PAGES = ["differential-privacy", PROMISE, COIN, ESTIMATION, CENTRAL]
+PAGES = ["differential-privacy", DEFINITION, PROMISE, COIN, ESTIMATION, CENTRAL]
 
 
 @pytest.fixture(scope="module")
@@ -218,11 +219,13 @@ def test_glued_rr_values(glued, coin):
 
 
 def test_glued_bound_table(glued):
-    for key, eps, fmt in [("dp_bound_eps_0_1", 0.1, ".1%"), ("dp_bound_eps_1", 1.0, ".1%"),
-                          ("dp_bound_eps_2", 2.0, ".1%"), ("dp_bound_eps_5", 5.0, ".1%"),
-                          ("dp_bound_eps_10", 10.0, ".3%")]:
-        assert _text(glued, key) == format(math.exp(eps) / (1 + math.exp(eps)), fmt)
-    assert _text(glued, "dp_odds_factor_eps_1") == "2.718"
+    """The core glues the bound; its going-deeper page, which shows the table, glues it too."""
+    for page in (glued, glued_values(DEFINITION)):
+        for key, eps, fmt in [("dp_bound_eps_0_1", 0.1, ".1%"), ("dp_bound_eps_1", 1.0, ".1%"),
+                              ("dp_bound_eps_2", 2.0, ".1%"), ("dp_bound_eps_5", 5.0, ".1%"),
+                              ("dp_bound_eps_10", 10.0, ".3%")]:
+            assert _text(page, key) == format(math.exp(eps) / (1 + math.exp(eps)), fmt)
+        assert _text(page, "dp_odds_factor_eps_1") == "2.718"
 
 
 def test_glued_data_counts(glued, estimation, central, adult, health):
@@ -235,6 +238,7 @@ def test_glued_data_counts(glued, estimation, central, adult, health):
     assert _text(estimation, "dp_true_share") == f"{n_high / len(adult):.4f}"
     obese = health["problem"] == "Obesity"
     assert int(glued["dp_count_d"]) == int(obese.sum()) == 4
+    assert int(glued_values(DEFINITION)["dp_count_d"]) == 4
     assert int(glued["dp_count_d_prime"]) == int(obese.drop(index=helpers.IGOR_INDEX).sum()) == 3
 
 
@@ -274,7 +278,10 @@ def test_notebook_defines_required_labels():
         assert label in text
     # the labels other chapters link to stay defined, now on the going-deeper pages
     pages = {stem: (CHAPTERS / f"{stem}.ipynb").read_text(encoding="utf-8") for stem in PAGES}
-    for stem, label in [(PROMISE, "(sec-dp-not-promised)="), (PROMISE, "(sec-dp-noisy-count)="),
+    for stem, label in [(DEFINITION, ":label: thm-dp-needs-randomness"),
+                        (DEFINITION, ":label: rem-dp-misstatements"),
+                        (DEFINITION, ":label: ex-dp-rounding"),
+                        (PROMISE, "(sec-dp-not-promised)="), (PROMISE, "(sec-dp-noisy-count)="),
                         (ESTIMATION, ":label: thm-rr-variance"),
                         (COIN, ":label: ex-dp-alpha-for-eps"),
                         (COIN, ":label: ex-dp-warner-spinner"),

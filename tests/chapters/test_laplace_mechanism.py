@@ -3,10 +3,11 @@
 Statistical checks use fixed seeds and state their tolerance. The buggy mechanisms the audit
 must catch are defined here independently of the notebooks.
 
-The code lives in five notebooks: the core (``laplace-mechanism``: the count, the audit of the
+The code lives in six notebooks: the core (``laplace-mechanism``: the count, the audit of the
 correct mechanism and of bug 1, the exercises) and its sections ``laplace-implementation-bugs``
 (bugs 2 and 3), ``differencing-attack-under-noise`` (the attack on Igor),
-``laplace-vector-queries`` (the histogram) and ``laplace-privacy-proof`` (the privacy loss).
+``laplace-vector-queries`` (the histogram), ``laplace-privacy-proof`` (the privacy loss) and
+``laplace-accuracy`` (the variance, the tail and the error against ε).
 """
 
 from __future__ import annotations
@@ -215,6 +216,28 @@ def test_privacy_loss_section_reaches_epsilon_and_twice_epsilon():
         return eps * (np.abs(y - other).sum(axis=1) - np.abs(y).sum(axis=1))
     assert np.abs(loss(removed)).max() <= eps + 1e-12
     assert np.abs(loss(replaced)).max() == pytest.approx(2 * eps)
+
+
+def test_accuracy_section_claims():
+    """The accuracy page: the glued sample variance and standard deviation of 200,000 Lap(2)
+    draws lie within 5 standard errors of 2b² = 8 and √2·b (the variance of a sample variance of
+    Laplace draws is (μ4 - σ⁴)/n with μ4 = 24b⁴); the glued 95% bounds are 2 ln 20 and
+    ln(20)/ε at ε = 0.01 and 10; the simulated tail share is within 5 binomial SE of 0.05."""
+    from conftest import glued
+
+    g = glued("laplace-accuracy")
+    b, n = 2.0, 200_000
+    se_var = math.sqrt((24 * b**4 - (2 * b**2) ** 2) / n)
+    assert g["lap_var_theory"] == "8"
+    assert float(g["lap_var_emp"]) == pytest.approx(2 * b**2, abs=5 * se_var + 0.005)
+    assert g["lap_sd_theory"] == f"{math.sqrt(2) * b:.3f}"
+    assert float(g["lap_sd_emp"]) == pytest.approx(math.sqrt(2) * b,
+                                                    abs=5 * se_var / (2 * math.sqrt(2) * b))
+    assert g["lap_tail_t95"] == f"{2 * math.log(20):.2f}"
+    assert abs(float(g["lap_tail_emp95"]) - 0.05) <= 5 * math.sqrt(0.05 * 0.95 / 400_000)
+    assert g["lap_bound95_eps001"] == f"{math.log(20) / 0.01:.0f}"
+    assert g["lap_bound95_eps10"] == f"{math.log(20) / 10:.2f}"
+    assert g["lap_true_count"] == glued("laplace-mechanism")["lap_true_count"] == "14,237"
 
 
 def test_publishing_section_claims():

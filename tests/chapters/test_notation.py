@@ -27,6 +27,7 @@ SINGLE_MEANING = {
     r"\\xi\b": {"median-from-local-sensitivity"},                           # smooth sensitivity
     r"\\tau\b": {"unknown-ranges", "choosing-the-cap"},                     # quantile level
     r"\\beta\b": {"laplace-mechanism", "laplace-privacy-proof", "laplace-vector-queries",
+                  "laplace-accuracy",
                   "unknown-ranges", "error-bars-for-noisy-means"},         # failure probability
     r"\\rho\b": {"privacy-accounting", "dp-in-the-wild", "synthetic-data",  # zCDP
                   "bounding-across-partitions", "continual-release", "query-workloads",

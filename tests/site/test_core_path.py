@@ -103,6 +103,18 @@ def test_every_chapter_has_a_core_of_at_most_20_minutes():
         assert minutes <= CORE_MINUTES, f"{chapter}: its core takes {minutes} minutes"
 
 
+#: issue 38's pair 1: Programming DP's chapter 3 reads in 11 minutes by the issue's estimate
+#: (1,564 words, 11 code lines and its figures); our two chapters on its topic, both cores
+#: together, may take at most twice that.
+PDP_CHAPTER_3_MINUTES = 11
+
+
+def test_pair_1_differential_privacy_and_laplace_take_at_most_twice_pdp_chapter_3():
+    minutes = {name: reading_time(ROOT / "chapters" / f"{name}.ipynb").minutes
+               for name in ("differential-privacy", "laplace-mechanism")}
+    assert sum(minutes.values()) <= 2 * PDP_CHAPTER_3_MINUTES, minutes
+
+
 def test_the_whole_core_path_takes_at_most_6_hours():
     # issue 38's target, by the book's own estimate: the sum of the minutes each core page states
     from course_site.tables import reading_totals
