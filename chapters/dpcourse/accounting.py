@@ -17,6 +17,7 @@ loss: an accountant may overstate it, never understate it. The tests compare it 
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
@@ -114,8 +115,13 @@ class CountingTable:
 
 
 def _exact(epsilon: Any, name: str) -> Fraction:
-    """An epsilon as an exact fraction: 0.3 means 3/10, not the double nearest to it."""
-    return Fraction(str(check_epsilon(epsilon, name)))
+    """An epsilon as an exact fraction: 0.3 means 3/10, not the double nearest to it.
+
+    A rational number (an ``int`` or a :class:`~fractions.Fraction`) is kept exactly, so twelve
+    spends of ``Fraction(1, 12)`` make exactly 1; the float ``1 / 12`` would leave 4e-17.
+    """
+    value = check_epsilon(epsilon, name)  # type and range checks, named after the parameter
+    return Fraction(epsilon) if isinstance(epsilon, numbers.Rational) else Fraction(str(value))
 
 
 # --------------------------------------------------------------------------------------------
@@ -205,7 +211,9 @@ class PrivacyAccountant:
 
     ``mode="pure"`` (the default) composes pure ε-DP releases sequentially: the ε's add.
     Amounts are kept as exact fractions of their decimal forms, so three spends of 0.3 out of
-    1.0 leave exactly 0.1 (with floats, 1.0 - 0.3 - 0.3 - 0.3 is 0.09999999999999998).
+    1.0 leave exactly 0.1 (with floats, 1.0 - 0.3 - 0.3 - 0.3 is 0.09999999999999998). A
+    :class:`~fractions.Fraction` is kept as it is: twelve spends of ``Fraction(1, 12)`` use up
+    a budget of 1 exactly, and a thirteenth is refused with nothing left.
 
     ``mode="zcdp"`` and ``mode="rdp"`` account approximate DP at a fixed ``delta``: Gaussian
     releases (:meth:`spend_gaussian`) and pure ε-DP releases (:meth:`spend`) are converted to

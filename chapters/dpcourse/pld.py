@@ -24,7 +24,7 @@ Neighbours are add/remove unless said otherwise. A symmetric mechanism (Gaussian
 one pair; the Poisson-subsampled Gaussian has two, "remove" and "add", and :func:`dpsgd_epsilon`
 reports the larger ε. Under replace-one neighbours (one record swapped for another, the
 comparison of a membership test on training sets of a fixed size) it has one pair, "replace",
-and :func:`_dpsgd_delta` at ε = 0 bounds any test's true- minus false-positive rate.
+and :func:`dpsgd_delta` at ε = 0 bounds any test's true- minus false-positive rate.
 """
 
 from __future__ import annotations
@@ -38,11 +38,9 @@ import numpy as np
 from .validation import (as_scalar_or_array, check_delta, check_integer, check_positive,
                          check_real)
 
-#: Only DP-SGD's ε is public (two chapters use it); the distributions stay package-level tools,
-#: used by the tests, until a chapter needs them. :func:`_dpsgd_delta` is package-level too: only
-#: ``private-machine-learning`` uses it, importing it from here (helpers holds only what two
-#: chapters use).
-__all__ = ["dpsgd_epsilon", "dpsgd_noise_multiplier"]
+#: DP-SGD's ε and δ(ε) are public (``private-machine-learning`` and ``dp-sgd-accounting`` use
+#: them); the distributions stay package-level tools, used by the tests, until a chapter needs them.
+__all__ = ["dpsgd_delta", "dpsgd_epsilon", "dpsgd_noise_multiplier"]
 
 #: Probability below which a tail of the loss is rounded to the grid's edge (pessimistically).
 _TAIL = 1e-18
@@ -500,7 +498,7 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
     interval : float, default 1e-4
         The PLD grid (``accountant="pld"`` only).
     neighbours : {"add/remove", "replace-one"}, default "add/remove"
-        The neighbour relation (``accountant="pld"`` only); see :func:`_dpsgd_delta`.
+        The neighbour relation (``accountant="pld"`` only); see :func:`dpsgd_delta`.
 
     Returns
     -------
@@ -525,7 +523,7 @@ def dpsgd_epsilon(sampling_rate: float, noise_multiplier: float, steps: int, del
     return max(p.epsilon(delta) for p in _dpsgd_plds(q, z, steps, neighbours, interval))
 
 
-def _dpsgd_delta(sampling_rate: float, noise_multiplier: float, steps: int, epsilon: float,
+def dpsgd_delta(sampling_rate: float, noise_multiplier: float, steps: int, epsilon: float,
                 neighbours: str = "add/remove", *, interval: float = 1e-4) -> float:
     r"""δ(ε) of ``steps`` steps of DP-SGD (Poisson sampling): the PLD accountant's profile.
 
@@ -548,16 +546,27 @@ def _dpsgd_delta(sampling_rate: float, noise_multiplier: float, steps: int, epsi
     epsilon : float
         Where to read the profile, ε >= 0.
     neighbours : {"add/remove", "replace-one"}, default "add/remove"
+        The neighbour relation: one record added or removed (the guarantee DP-SGD is usually
+        stated under), or one record swapped for another (training sets of a fixed size, as a
+        membership test compares them).
     interval : float, default 1e-4
         The PLD grid.
 
     Returns
     -------
     float
+        δ(ε), in [0, 1].
+
+    Raises
+    ------
+    TypeError
+        If a number is not a real number (``steps``: not an integer); the message names it.
+    ValueError
+        If a parameter is out of range, or ``neighbours`` is unknown; the message names it.
 
     Examples
     --------
-    >>> round(_dpsgd_delta(0.2, 9.278, 150, 0.0, "replace-one"), 3)
+    >>> round(dpsgd_delta(0.2, 9.278, 150, 0.0, "replace-one"), 3)
     0.208
     """
     q, steps, _ = _check_dpsgd(sampling_rate, steps, 0.5)

@@ -159,7 +159,8 @@ def test_horizon_ratios_and_crossover(g, g_horizon):
     # the core glues the ratio at 365 and the crossover too (from the same closed forms)
     assert g["cr_ratio_lap_365"] == g_horizon["cr_ratio_lap_365"]
     assert g["cr_ratio_gauss_365"] == g_horizon["cr_ratio_gauss_365"] == f"{ratio(365, True):.2f}"
-    assert g["cr_crossover_laplace"] == g_horizon["cr_crossover_laplace"] == "1,193"
+    # the crossover is the optional page's number: the core no longer quotes it (issue 38)
+    assert g_horizon["cr_crossover_laplace"] == "1,193" and "cr_crossover_laplace" not in g
     g = g_horizon
     for T, want in [(256, "2.52"), (365, "1.81"), (1_000, "0.99"), (10_000, "0.25")]:
         assert g[f"cr_ratio_lap_{T}"] == f"{ratio(T):.2f}" == want
@@ -244,3 +245,21 @@ def test_what_rho_one_half_promises(g):
     from conftest import ROOT
     errata = " ".join((ROOT / "errata.md").read_text(encoding="utf-8").split())
     assert f"it implies (ε, δ)-DP only with ε = {g['cr_rho_eps']} at δ = 10⁻⁶" in errata
+
+
+def test_the_core_shows_rho_and_what_it_promises():
+    """Issue 38, a learner's read: "eps-DP implies eps^2/2-zCDP" and the 5.22 were used but not
+    visible, and the summary quoted a number from an optional page."""
+    import helpers
+
+    cells = json.loads((CHAPTERS / "continual-release.ipynb").read_text(encoding="utf-8"))["cells"]
+    shown = [c for c in cells if c["cell_type"] == "code"
+             and "rho_eps = helpers.zcdp_to_dp(RHO, 1e-6)" in "".join(c["source"])]
+    assert len(shown) == 1 and not shown[0]["metadata"].get("tags")
+    printed = "".join("".join(o.get("text", "")) for o in shown[0]["outputs"])
+    assert "rho = 0.5; as (eps, 1e-6)-DP, eps = 5.22" in printed
+    prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert "{cite:p}`bun2016concentrated`" in prose and "cr_crossover_laplace" not in prose
+    # the fact itself: eps-DP is (eps^2/2)-zCDP, so the pure Laplace release at eps = 1 meets
+    # the Gaussian's rho = 1/2; the improved conversion back is far from eps = 1
+    assert helpers.zcdp_to_dp(0.5, 1e-6) > 5

@@ -409,3 +409,45 @@ def test_defect_opendp_make_laplace_threshold_understates_delta(ch):
 
 def _markdown(cell_id: str, notebook: str) -> list[str]:
     return next(c["source"] for c in _cells(notebook) if c.get("id") == cell_id)
+
+
+def test_the_core_says_what_its_opendp_arguments_mean():
+    """Issue 38, a learner's read: ``contributions=1``, ``split_evenly_over`` and ``max_length``
+    were used without a word, δ appeared without a bridge, and an exercise needed an API
+    (``dp.polars.Bound``) that the core never shows."""
+    cells = _cells("dp-engines")
+    prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    for argument in ("contributions=1", "split_evenly_over=1", "max_length=10**9"):
+        # "`...argument...`: what it means", in the list before the query
+        assert re.search(rf"`[^`]*{re.escape(argument)}[^`]*`: \w", prose), argument
+    assert "In brief: why keys read from the data need δ" in prose
+    assert "dp.polars.Bound" not in prose                  # the exercises need only the core
+    # the answer to "why still eps-DP": l C kept, (l + 1) C calibrated, for every l
+    ns = notebook_namespace("dp-engines", NAMES)
+    keys = list("abcdef")                                  # more keys than l + 1
+    data = pl.LazyFrame({"person_id": [0] * 6, "education": keys, "amount": [1] * 6})
+    scales = ns["opendp_query"](data, keys=keys, max_groups=2).summarize()["scale"].to_list()
+    eps_each = ns["EPSILON"] / 2
+    assert scales == [3 * ns["MAX_ROWS"] / eps_each,
+                      3 * ns["MAX_ROWS"] * ns["AMOUNT_BOUNDS"][1] / eps_each]
+
+
+def test_a_declared_key_bound_does_not_give_the_derived_scale():
+    """errata 2026-11-27: an exercise's solution suggested declaring the L0 bound
+    (``dp.polars.Bound(by=[...], num_groups=l)`` in ``unit_of(contributions=...)``) instead of
+    the workaround. With OpenDP 0.16.0 the declared bound, with rows truncated per key as in the
+    chapter, gives the count a scale of 10**9, not the derived l C / (eps / 2)."""
+    import opendp.prelude as dp
+    dp.enable_features("contrib")
+    data = pl.LazyFrame({"person_id": [0, 0, 1], "education": ["a", "a", "b"],
+                         "amount": [1, 2, 3]})
+    context = dp.Context.compositor(
+        data=data,
+        privacy_unit=dp.unit_of(contributions=[dp.polars.Bound(by=["education"], num_groups=1)],
+                                identifier="person_id"),
+        privacy_loss=dp.loss_of(epsilon=1.0), split_evenly_over=1,
+        margins=[dp.polars.Margin(by=["education"], max_length=10**9)])
+    query = (context.query().truncate_per_group(10, by=["education"])
+             .group_by("education").agg(dp.len(signed=True))
+             .with_keys(pl.LazyFrame({"education": ["a", "b"]})))
+    assert query.summarize()["scale"].to_list() == [1e9], FIXED  # derived: 1 * 10 / 1 = 10

@@ -14,6 +14,7 @@ import itertools
 import json
 import math
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -192,11 +193,12 @@ def test_worked_release(ch, g, adult):
                                                         & (adult["sex"] == "Male")).sum())
     assert g["wild_scale"] == "12"
     # the accountant refuses the thirteenth month, before any data are read
-    accountant = helpers.PrivacyAccountant(1.0)
+    accountant = helpers.PrivacyAccountant(Fraction(1))
     for _ in range(12):
-        accountant.spend_parallel([1 / 12] * 30)
+        accountant.spend_parallel([Fraction(1, 12)] * 30)
+    assert accountant.remaining_exact == 0
     with pytest.raises(helpers.BudgetExceededError):
-        accountant.spend_parallel([1 / 12] * 30)
+        accountant.spend_parallel([Fraction(1, 12)] * 30)
 
 
 def test_release_output_does_not_print_noisy_values():
@@ -205,6 +207,25 @@ def test_release_output_does_not_print_noisy_values():
     assert len(release) == 1
     printed = "".join("".join(o.get("text", "")) for o in release[0]["outputs"])
     assert "released 12 tables" in printed and "refused" in printed
+    # issue 38: the budget is spent in exact fractions, so the refusal leaves nothing, not a
+    # floating-point residue ("4e-17 of 1.0 remains"), and twelve months spend exactly 1
+    assert "0.0 of 1.0 remains" in printed and "spent 1 of 1" in printed
+    assert not re.search(r"\de-\d", printed)
+
+
+def test_the_census_test_bound_is_computed_and_bridged_in_the_core():
+    # issue 38: the 87 % was credited to an optional page, and mu and Phi(mu/2) came unexplained
+    cells = json.loads(CHAPTER.read_text(encoding="utf-8"))["cells"]
+    prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    sentence = prose[prose.index("An ε of {glue:text}`wild_census_eps`"):]
+    sentence = sentence[: sentence.index("{glue:text}`wild_census_balanced`")]
+    assert "{doc}" not in sentence
+    box = prose[prose.index("In brief: Gaussian differential privacy"):]
+    box = box[: box.index("\n:::")]
+    assert r"\sqrt{2\rho}" in box and r"\Phi(\mu/2)" in box and "dong2022gaussian" in box
+    shown = [c for c in cells if c["cell_type"] == "code" and "NormalDist().cdf(mu / 2)"
+             in "".join(c["source"])]
+    assert len(shown) == 1 and "remove-input" not in shown[0]["metadata"].get("tags", [])
 
 
 @pytest.mark.parametrize("key, scale", [("wild_sd", 12), ("wild_ex_sd_month", 1)])

@@ -421,3 +421,19 @@ def test_k_anonymity_bad_input(k_anonymity, df, cols, word):
 def test_l_diversity_bad_input(l_diversity, cols, sensitive, word):
     with pytest.raises(ValueError, match=word):
         l_diversity(SMALL, cols, sensitive)
+
+
+def test_igor_is_introduced_and_the_shared_rows_are_printed(notebook, health):
+    """Issue 38, a learner's read: "Igor" appeared without an introduction in the core, and
+    the two rows that share a class were stated but never printed."""
+    prose = [("".join(c["source"])) for c in notebook["cells"] if c["cell_type"] == "markdown"]
+    first = next(text for text in prose if "Igor" in text)
+    mention = first[first.index("Igor"):]
+    assert mention.startswith("Igor, the last patient (row 9, from {doc}`datasets`)")
+    assert health.loc[9, "name"].startswith("Igor") and health.index[-1] == 9  # "the last"
+    shown = [c for c in notebook["cells"] if c["cell_type"] == "code"
+             and "rows share a class" in "".join(c["source"])]
+    assert len(shown) == 1 and not shown[0]["metadata"].get("tags")
+    printed = "".join("".join(o.get("text", "")) for o in shown[0]["outputs"])
+    shared = list(health.index[health.duplicated(subset=HEALTH_QI, keep=False)])
+    assert printed.startswith(f"{len(shared)} rows share a class: {shared}") and len(shared) == 2

@@ -11,6 +11,7 @@ group conversion against its formula.
 from __future__ import annotations
 
 import math
+import re
 
 import dp_accounting as dpa
 import numpy as np
@@ -283,3 +284,33 @@ def test_errata_quotes_the_membership_bounds(g, g_acct):
         assert g_acct[key] in entry, key
     for key in ("ml_bound_eps1", "ml_bound_eps8"):
         assert g[key] in entry, key
+
+
+def _shown_code(notebook: str) -> list[str]:
+    import json
+
+    from conftest import ROOT
+    cells = json.loads((ROOT / "chapters" / f"{notebook}.ipynb").read_text(encoding="utf-8"))
+    hidden = {"remove-input", "remove-cell", "hide-input"}
+    return ["".join(c["source"]) for c in cells["cells"] if c["cell_type"] == "code"
+            and not hidden & set(c["metadata"].get("tags", []))]
+
+
+def test_the_core_runs_dp_sgd_and_calls_the_public_dpsgd_delta():
+    # issue 38, a learner's read: dpsgd_delta came from a hidden import of a private name, and
+    # the shown dp_sgd was never run on the page
+    shown = _shown_code("private-machine-learning")
+    assert any("def dp_sgd(" in s for s in shown)
+    assert any(re.search(r"=\s*dp_sgd\(", s) for s in shown)     # run once, where it is shown
+    for notebook in ("private-machine-learning", "dp-sgd-accounting"):
+        from conftest import ROOT
+        text = (ROOT / "chapters" / f"{notebook}.ipynb").read_text(encoding="utf-8")
+        assert "_dpsgd_delta" not in text and "helpers.dpsgd_delta(" in text, notebook
+
+
+def test_the_majority_rate_is_the_non_members_share_below_50k(ch, g):
+    # the printed and glued "always predicting <=50K is right ... of the time", recomputed from
+    # the data: the first 20 * 100 rows of the test split, income not above 50K
+    y, test = ch["y"], ch["test"]
+    assert g["ml_small_majority"] == f"{1 - y[test[:2_000]].mean():.3f}"
+    assert 0.70 < float(g["ml_small_majority"]) < 0.80  # Adult: about 76 % earn <= 50K

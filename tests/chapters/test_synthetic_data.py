@@ -203,3 +203,27 @@ def test_prose_facts_about_the_perturbing_generator_and_the_support(ch, g, adult
     oldest = int(adult.loc[adult["occupation"] == "Armed-Forces", "age"].max())
     assert g["synth_ex_armed_age"] == oldest
     assert ((adult["occupation"] == "Armed-Forces") & (adult["age"] == oldest)).any()
+
+
+def test_the_numbers_the_prose_uses_are_printed_where_they_are_computed(g):
+    # issue 38, a learner's read: rho, sigma, the exact copies and the domain size were glued
+    # into the prose but never printed
+    import json
+
+    from conftest import ROOT
+    cells = json.loads((ROOT / "chapters" / "synthetic-data.ipynb").read_text(encoding="utf-8"))
+    cells = {c["id"]: c for c in cells["cells"]}
+
+    def printed(cell_id):
+        cell = cells[cell_id]
+        assert "remove-input" not in cell["metadata"].get("tags", []), cell_id
+        return "".join("".join(o.get("text", "")) for o in cell["outputs"])
+
+    assert f"{g['synth_identical']} perturbed rows equal a real row" in printed("synth-003-count")
+    assert f"{g['synth_n_columns']} columns, {g['synth_n_cells']} possible rows" in printed(
+        "synth-006")
+    assert f"rho = {g['synth_rho_1']}, sigma_1 = {g['synth_sigma1']}" in printed("synth-012-run")
+    # the copies compare the held-out fifth with as many training rows, "the first" of a
+    # shuffled order: the prose says both
+    prose = "".join(cells["synth-013"]["source"])
+    assert "the first {glue:text}`synth_copy_rows`" in prose and "shuffled" in prose

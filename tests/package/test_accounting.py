@@ -31,6 +31,32 @@ def test_accountant_exact_arithmetic():
     assert "remaining=0.1" in repr(acc)
 
 
+def test_a_fraction_is_spent_exactly_and_the_refusal_leaves_nothing():
+    # issue 38: dp-in-the-wild's twelve months of 1/12 as floats left 4e-17 "remaining", so the
+    # thirteenth month was refused for a rounding residue; as fractions they use up exactly 1
+    floats = helpers.PrivacyAccountant(1.0)
+    for _ in range(12):
+        floats.spend_parallel([1 / 12] * 30)
+    assert floats.remaining_exact > 0  # the decimal form of 1/12 is a little below 1/12
+    acc = helpers.PrivacyAccountant(Fraction(1))
+    for _ in range(12):
+        acc.spend_parallel([Fraction(1, 12)] * 30, label="month")
+    assert acc.remaining_exact == 0 and acc.spent == 1.0
+    with pytest.raises(helpers.BudgetExceededError,
+                       match=r" would exceed the budget: 0\.0 of 1\.0 remains$") as refused:
+        acc.spend_parallel([Fraction(1, 12)] * 30)
+    assert refused.value.remaining == 0.0 and refused.value.asked == pytest.approx(1 / 12)
+    assert acc.remaining_exact == 0 and len(acc.ledger) == 12
+    acc_int = helpers.PrivacyAccountant(2)
+    acc_int.spend(1)
+    assert acc_int.remaining_exact == 1
+    # a Fraction is validated like any epsilon: the message names the parameter
+    with pytest.raises(ValueError, match="^epsilon must be > 0"):
+        acc_int.spend(Fraction(-1, 3))
+    with pytest.raises(TypeError, match="^epsilon must be a real number"):
+        acc_int.spend("1/3")
+
+
 def test_accountant_refuses_before_spending():
     acc = helpers.PrivacyAccountant(1.0)
     acc.spend(0.6, "first")

@@ -778,7 +778,7 @@ def test_replace_at_full_sampling_is_the_gaussian_with_twice_the_sensitivity():
 def test_replace_one_agrees_with_dp_accounting(q, z, steps):
     reference = _reference_replace_one(q, z, steps)
     for eps in (0.0, 1.0):
-        ours = pld._dpsgd_delta(q, z, steps, eps, "replace-one")
+        ours = pld.dpsgd_delta(q, z, steps, eps, "replace-one")
         theirs = reference.get_delta(eps)
         assert theirs * (1 - 1e-6) - 1e-12 <= ours <= theirs * 1.01 + 1e-12, (eps, ours, theirs)
     _agrees(pld.dpsgd_epsilon(q, z, steps, 1e-5, neighbours="replace-one"),
@@ -787,8 +787,8 @@ def test_replace_one_agrees_with_dp_accounting(q, z, steps):
 
 def test_the_membership_bounds_the_reviewer_found():
     # issue 37: any attack's TPR - FPR on the ML chapter's small models, q = 0.2, T = 150
-    assert round(pld._dpsgd_delta(0.2, 9.278, 150, 0.0, "replace-one"), 3) == 0.208
-    assert round(pld._dpsgd_delta(0.2, 1.681, 150, 0.0, "replace-one"), 3) == 0.845
+    assert round(pld.dpsgd_delta(0.2, 9.278, 150, 0.0, "replace-one"), 3) == 0.208
+    assert round(pld.dpsgd_delta(0.2, 1.681, 150, 0.0, "replace-one"), 3) == 0.845
 
 
 @pytest.mark.parametrize("epsilon", [0.0, 0.5, 2.0])
@@ -796,7 +796,7 @@ def test_dpsgd_delta_under_add_remove_agrees_with_dp_accounting(epsilon):
     q, z, steps = 0.05, 1.0, 200
     reference = dpa.pld.PLDAccountant(value_discretization_interval=1e-4)
     reference.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(z)), steps)
-    ours, theirs = pld._dpsgd_delta(q, z, steps, epsilon), reference.get_delta(epsilon)
+    ours, theirs = pld.dpsgd_delta(q, z, steps, epsilon), reference.get_delta(epsilon)
     assert theirs * (1 - 1e-6) <= ours <= theirs * 1.01
     # and it is the larger of the two directions' profiles, which dpsgd_epsilon inverts
     eps = pld.dpsgd_epsilon(q, z, steps, ours)
@@ -809,24 +809,41 @@ def test_replace_one_costs_more_than_add_remove_but_at_most_the_group_conversion
     replace = pld.dpsgd_epsilon(q, z, steps, 1e-5, neighbours="replace-one")
     assert eps < replace
     # group privacy: (eps, delta) under add/remove gives (2 eps, (1 + e^eps) delta) for replace
-    assert pld._dpsgd_delta(q, z, steps, 2 * eps, "replace-one") <= (1 + math.exp(eps)) * 1e-5
+    assert pld.dpsgd_delta(q, z, steps, 2 * eps, "replace-one") <= (1 + math.exp(eps)) * 1e-5
 
 
 @pytest.mark.parametrize(("call", "exc", "message"), [
-    (lambda: pld._dpsgd_delta(0.1, 1.0, 10, 0.0, "replace"), ValueError,
+    (lambda: pld.dpsgd_delta(0.1, 1.0, 10, 0.0, "replace"), ValueError,
      r"^neighbours must be 'add/remove' or 'replace-one', got 'replace'$"),
     (lambda: pld.dpsgd_epsilon(0.1, 1.0, 10, 1e-5, neighbours="swap"), ValueError,
      r"^neighbours must be 'add/remove' or 'replace-one', got 'swap'$"),
     (lambda: pld.dpsgd_epsilon(0.1, 1.0, 10, 1e-5, "rdp", neighbours="replace-one"), ValueError,
      r"^neighbours must be 'add/remove' with accountant='rdp'$"),
-    (lambda: pld._dpsgd_delta(0.1, 1.0, 10, -0.1), ValueError, r"^epsilon must be >= 0, got -0.1$"),
-    (lambda: pld._dpsgd_delta(0.1, 1.0, 10, math.nan), ValueError, r"^epsilon must be"),
-    (lambda: pld._dpsgd_delta(0.0, 1.0, 10, 0.0), ValueError, r"^sampling_rate must be in"),
-    (lambda: pld._dpsgd_delta(0.1, 0.0, 10, 0.0), ValueError, r"^noise_multiplier must be > 0"),
-    (lambda: pld._dpsgd_delta(0.1, 1.0, 0, 0.0), ValueError, r"^steps must be >= 1, got 0$"),
-    (lambda: pld._dpsgd_delta(0.1, 1.0, 10, 0.0, interval=0.2), ValueError,
+    (lambda: pld.dpsgd_delta(0.1, 1.0, 10, -0.1), ValueError, r"^epsilon must be >= 0, got -0.1$"),
+    (lambda: pld.dpsgd_delta(0.1, 1.0, 10, math.nan), ValueError, r"^epsilon must be"),
+    (lambda: pld.dpsgd_delta(0.0, 1.0, 10, 0.0), ValueError, r"^sampling_rate must be in"),
+    (lambda: pld.dpsgd_delta(0.1, 0.0, 10, 0.0), ValueError, r"^noise_multiplier must be > 0"),
+    (lambda: pld.dpsgd_delta(0.1, 1.0, 0, 0.0), ValueError, r"^steps must be >= 1, got 0$"),
+    (lambda: pld.dpsgd_delta(0.1, 1.0, 10, 0.0, interval=0.2), ValueError,
      r"^interval must be <= 0.1"),
+    (lambda: pld.dpsgd_delta("0.1", 1.0, 10, 0.0), TypeError,
+     r"^sampling_rate must be a real number, got str$"),
+    (lambda: pld.dpsgd_delta(0.1, 1.0, 10.0, 0.0), TypeError, r"^steps must be an integer"),
+    (lambda: pld.dpsgd_delta(0.1, None, 10, 0.0), TypeError, r"^noise_multiplier must be a real"),
+    (lambda: pld.dpsgd_delta(0.1, 1.0, 10, "0"), TypeError, r"^epsilon must be a real number"),
+    (lambda: pld.dpsgd_delta(1.5, 1.0, 10, 0.0), ValueError, r"^sampling_rate must be in"),
 ])
 def test_replace_one_messages_start_with_the_parameter(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
+
+
+def test_dpsgd_delta_is_public_and_re_exported_by_helpers():
+    # two chapters (private-machine-learning, dp-sgd-accounting) call it through helpers
+    import helpers
+
+    assert "dpsgd_delta" in pld.__all__ and helpers.dpsgd_delta is pld.dpsgd_delta
+    assert not hasattr(pld, "_dpsgd_delta")
+    # delta(0) is the total variation: in [0, 1], and it grows with the number of steps
+    short, long = (pld.dpsgd_delta(0.2, 2.0, steps, 0.0) for steps in (10, 100))
+    assert 0 < short < long <= 1
