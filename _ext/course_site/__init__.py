@@ -26,7 +26,7 @@ from . import archive, assignments, location, page_weight, tables, upstream_work
 def _write_course_archive(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    outdir, where = Path(app.outdir), app.env_course_location
+    outdir, where = Path(app.outdir), location.course_location(app.config)
     archive.write_course_archive(Path(app.srcdir), outdir / archive.ARCHIVE_NAME, where)
     archive.name_the_archive_in_downloads(outdir, where)
 

@@ -64,7 +64,7 @@ def _book(tmp_path: Path, measured: dict[str, float] | None) -> Path:
     """A book of two chapters (one code cell, then two); ``measured`` becomes the report."""
     (tmp_path / "chapters").mkdir()
     (tmp_path / "_toc.yml").write_text(
-        "root: intro\nparts:\n  - caption: Part A\n    chapters:\n"
+        "format: jb-book\nroot: intro\nparts:\n  - caption: Part A\n    chapters:\n"
         "      - file: chapters/datasets\n      - file: chapters/sensitivity\n", encoding="utf-8")
     for name, code_cells in (("datasets", 1), ("sensitivity", 2)):
         cells = [{"cell_type": "markdown", "source": ["word " * 1100]}]
@@ -94,7 +94,7 @@ def test_a_chapter_not_benchmarked_yet_says_so_in_both_tables(tmp_path):
 def _with_sections(book: Path, measured: dict[str, float]) -> Path:
     """The two-chapter book, with two "Going deeper" sections under its second chapter."""
     (book / "_toc.yml").write_text(
-        "root: intro\nparts:\n  - caption: Part A\n    chapters:\n"
+        "format: jb-book\nroot: intro\nparts:\n  - caption: Part A\n    chapters:\n"
         "      - file: chapters/datasets\n      - file: chapters/sensitivity\n"
         "        sections:\n          - file: chapters/sensitivity-proofs\n"
         "          - file: chapters/sensitivity-variants\n", encoding="utf-8")
