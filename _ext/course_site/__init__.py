@@ -6,8 +6,8 @@ says what it changes and why:
 * course content: :mod:`.location` (where the course lives, the footer), :mod:`.archive`
   (``course.zip``), :mod:`.tables` (the run-time and syllabus tables, and each chapter's
   reading time under its title), :mod:`.assignments` (the instructors' problem list);
-* page weight: :mod:`.page_weight` runs the passes over the built site, with :mod:`.icons`,
-  :mod:`.code_colours` and :mod:`.stylesheets`;
+* page weight: :mod:`.page_weight` runs the passes over the built site, with :mod:`.icons`
+  and :mod:`.stylesheets`;
 * :mod:`.upstream_workarounds`: the only place that works around other projects' behaviour,
   each with its upstream issue and a test that fails when upstream changes.
 

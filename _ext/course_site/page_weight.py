@@ -6,7 +6,6 @@ no page needed. At ``build-finished`` this module runs the page-weight passes in
 * the icons (:mod:`.icons`): a small icon script instead of Font Awesome's, fonts subset;
 * figures stored with a 128-colour palette (about a third of the bytes; the notebooks keep
   their original images);
-* code blocks without redundant token spans (:mod:`.code_colours`);
 * per page: the icon script, no search scripts outside the search page, no sphinx-design
   assets on a page without a design component, figures that load lazily;
 * last, stylesheets pruned to what the final pages use (:mod:`.stylesheets`).
@@ -27,7 +26,7 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import code_colours, icons, stylesheets
+from . import icons, stylesheets
 
 #: Where the originals of the files the passes rewrite are kept, inside the doctree directory.
 ORIGINALS = "course_site_originals"
@@ -64,10 +63,8 @@ def quantise_figures(outdir: Path) -> None:
             path.write_bytes(buffer.getvalue())
 
 
-def lighter_page(html: str, name: str, plain_span: re.Pattern[str] | None) -> str:
+def lighter_page(html: str, name: str) -> str:
     """One page's HTML after the per-page passes."""
-    if plain_span is not None:
-        html = code_colours.unwrap_spans(html, plain_span)
     html = icons.load_icon_script(html)
     if name != "search.html":
         html = _SEARCH_SCRIPTS.sub("", html)
@@ -116,10 +113,9 @@ def make_pages_lighter(app: Sphinx, exception: Exception | None) -> None:
     quantise_figures(outdir)
     icons.subset_icon_fonts(outdir)  # reads the glyph rules that the next pass removes
     icons.drop_glyph_rules(outdir)
-    plain_span = code_colours.unwrap_plain_code_tokens(outdir)
     for page in outdir.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
-        new = lighter_page(text, page.name, plain_span)
+        new = lighter_page(text, page.name)
         if new != text:
             page.write_text(new, encoding="utf-8")
     stylesheets.drop_unmatched_selectors(outdir)  # last: it reads the final pages

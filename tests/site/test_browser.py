@@ -26,7 +26,6 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 from course_site.archive import course_files  # noqa: E402
-from course_site.code_colours import plain_code_tokens  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -326,37 +325,6 @@ def test_dark_mode_shows_figures_undimmed_on_white(browser, site_url):
         styles = p.eval_on_selector_all("div.cell_output img", """imgs => imgs.map(i => {
             const s = getComputedStyle(i); return [s.filter, s.backgroundColor]; })""")
         assert styles and all(s == ["none", "rgb(255, 255, 255)"] for s in styles), styles[:3]
-    finally:
-        context.close()
-
-
-@pytest.mark.parametrize("theme", ["light", "dark"])
-def test_code_keeps_its_colours_without_the_plain_token_spans(browser, site_url, theme):
-    """The build unwraps Pygments spans whose colour is the code block's own colour
-    (``course_site.code_colours.plain_code_tokens``) and gives ``pre`` that colour: code text
-    must show in the Pygments style's colour in both themes, and coloured tokens keep theirs."""
-    plain, base = plain_code_tokens(
-        (SITE / "_static" / "pygments.css").read_text(encoding="utf-8"))
-    assert {"n", "p"} <= plain, plain
-    context = browser.new_context()
-    try:
-        p = context.new_page()
-        p.add_init_script(stored_theme(theme))
-        p.goto(f"{site_url}/chapters/privacy-accounting.html", wait_until="load")
-        p.wait_for_load_state("networkidle")
-        assert p.evaluate("() => document.documentElement.dataset.theme") == theme
-        colours = p.evaluate("""plain => {
-            const pres = [...document.querySelectorAll('div.cell_input div.highlight pre')];
-            const left = plain.reduce((n, c) => n + document.querySelectorAll(
-                'div.highlight pre span.' + c).length, 0);
-            const ops = [...document.querySelectorAll('div.highlight pre span.o')];
-            return {pre: [...new Set(pres.map(e => getComputedStyle(e).color))], left,
-                    op: [...new Set(ops.map(e => getComputedStyle(e).color))]};
-        }""", sorted(plain))
-        r, g, b = (int(base[theme].lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
-        assert colours["pre"] == [f"rgb({r}, {g}, {b})"]
-        assert colours["left"] == 0
-        assert colours["op"] and colours["op"] != colours["pre"]
     finally:
         context.close()
 

@@ -17,36 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 
 from course_site import page_weight, tables, upstream_workarounds  # noqa: E402
-from course_site.code_colours import plain_code_tokens  # noqa: E402
 from course_site.stylesheets import prune_css  # noqa: E402
-
-CSS = """
-html[data-theme="light"] .highlight pre { line-height: 125%; }
-html[data-theme="light"] .highlight { background: #fefefe; color: #080808 }
-html[data-theme="light"] .highlight .n { color: #080808 } /* Name */
-html[data-theme="light"] .highlight .o { color: #00622F } /* Operator */
-html[data-theme="light"] .highlight .p { color: #080808 } /* Punctuation */
-html[data-theme="light"] .highlight .w { color: #080808 }
-html[data-theme="light"] .highlight .k { color: #080808; font-weight: bold }
-html[data-theme="dark"] .highlight { background: #2b2b2b; color: #F8F8F2 }
-html[data-theme="dark"] .highlight .n { color: #F8F8F2 } /* Name */
-html[data-theme="dark"] .highlight .o { color: #F8F8F2 } /* Operator */
-html[data-theme="dark"] .highlight .p { color: #F8F8F2 } /* Punctuation */
-html[data-theme="dark"] .highlight .k { color: #F8F8F2 }
-"""
-
-
-def test_plain_tokens_are_those_coloured_like_the_block_in_every_theme():
-    plain, base = plain_code_tokens(CSS)
-    assert base == {"light": "#080808", "dark": "#F8F8F2"}
-    # o differs in light, k is bold in light, w has no dark rule: each keeps its span
-    assert plain == {"n", "p"}
-
-
-def test_no_theme_rules_means_nothing_is_plain():
-    # Sphinx's own pygments.css before the theme rewrites it has no per-theme rules
-    assert plain_code_tokens(".highlight .n { color: #000 }\n.highlight { color: #000 }") == (set(), {})
-
 
 def test_prune_css_drops_only_selectors_that_need_an_unused_class_or_id():
     css = ('.used{a:1}.unused{b:2}.used .unused,.used>p{c:3}'
