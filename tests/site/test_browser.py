@@ -353,7 +353,8 @@ new MutationObserver(records => {
     ("light", ("auto", "dark"), "light")])
 def test_the_first_paint_has_the_colours_the_page_keeps(browser, site_url, system, stored,
                                                         theme):
-    """``data-theme`` has its final value before the body is parsed (``first_paint``), and
+    """``data-theme`` has its final value before the body is parsed (``templates/layout.html``,
+    pydata-sphinx-theme#1857), and
     keeps it: a page is not painted without the theme's colours, or in the wrong theme, and
     not styled twice while it loads."""
     context = browser.new_context(color_scheme=system)
@@ -481,87 +482,3 @@ def test_desktop_shows_one_search_field(browser, site_url):
         assert p.evaluate("() => document.querySelector('.bd-header').offsetHeight") == 0
     finally:
         context.close()
-
-
-#: A signature of each element's computed style, and of its ``::before`` and ``::after`` (icons
-#: are drawn there): what a reader sees of it.
-STYLE_SIGNATURE = """async () => {
-  // transitions in flight (a solution folding away) would be sampled half-way, and a font
-  // still loading gives its text another width
-  await Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)));
-  await document.fonts.ready;
-  const props = ['display', 'position', 'float', 'visibility', 'opacity', 'color',
-    'background-color', 'background-image', 'font-family', 'font-size', 'font-weight',
-    'font-style', 'line-height', 'text-align', 'text-decoration-line', 'text-transform',
-    'white-space', 'vertical-align', 'margin-top', 'margin-right', 'margin-bottom',
-    'margin-left', 'padding-top', 'padding-right', 'padding-bottom', 'padding-left',
-    'border-top-width', 'border-top-style', 'border-top-color', 'border-bottom-width',
-    'border-bottom-style', 'border-left-width', 'border-left-color', 'border-right-width',
-    'border-radius', 'box-shadow', 'overflow-x', 'overflow-y', 'z-index', 'transform', 'filter',
-    'cursor', 'list-style-type', 'width', 'height', 'top', 'left', 'max-width',
-    'flex-direction', 'justify-content', 'align-items', 'gap', 'grid-template-columns',
-    'outline-style', 'clip', 'clip-path'];
-  const out = [];
-  for (const e of document.body.querySelectorAll('*')) {
-    const s = getComputedStyle(e);
-    let text = e.tagName + ' ' + props.map(p => s.getPropertyValue(p)).join(';');
-    for (const pseudo of ['::before', '::after']) {
-      const q = getComputedStyle(e, pseudo);
-      text += ` ${pseudo} ${q.content} ${q.color} ${q.fontFamily} ${q.display} ${q.width}`;
-    }
-    out.push(text);
-  }
-  return out;
-}"""
-
-
-def _sphinx_stylesheets(page: str) -> str:
-    """The page's HTML with the stylesheets Sphinx linked instead of its combined one."""
-    kept = json.loads((ROOT / "_build" / ".doctrees" / "first_paint_stylesheets.json")
-                      .read_text(encoding="utf-8"))[f"{page}.html"]
-    html = (SITE / f"{page}.html").read_text(encoding="utf-8")
-    links = "".join(f'\n  <link rel="stylesheet" href="{href}" />' for href in kept)
-    combined = re.findall(r'\s*<link rel="stylesheet" href="[^"]*combined/[^"]+" />', html)
-    assert len(combined) == 1 and len(kept) > 1, (combined, kept)
-    return html.replace(combined[0], links)
-
-
-@pytest.mark.parametrize("page, theme, width", [
-    ("intro", "light", 390), ("intro", "dark", 390),
-    ("chapters/privacy-accounting", "light", 390), ("chapters/privacy-accounting", "dark", 390),
-    ("chapters/dp-engines", "light", 390), ("chapters/dp-engines", "dark", 1280)])
-def test_the_page_stylesheet_draws_what_sphinx_stylesheets_draw(browser, site_url, page, theme,
-                                                                width):
-    """Every page links one stylesheet, combined at build time from the ones all pages linked
-    (``first_paint.combine_stylesheets``). Every element of the page, and its ``::before`` and
-    ``::after``, has the same computed style as with the stylesheets Sphinx linked from that
-    page, after the page loads and with the navigation drawer open."""
-    reference = _sphinx_stylesheets(page)
-    seen = {}
-    for version in ("combined", "sphinx"):
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        try:
-            p = context.new_page()
-            p.add_init_script(stored_theme(theme))
-            url = f"{site_url}/{page}.html" + ("?sphinx" if version == "sphinx" else "")
-            if version == "sphinx":
-                p.route(url, lambda route: route.fulfill(
-                    body=reference, content_type="text/html; charset=utf-8"))
-            p.goto(url, wait_until="load")
-            p.wait_for_load_state("networkidle")
-            # both versions once wide-math.js has marked the inline formulas (when idle)
-            p.wait_for_function("() => !document.querySelector('.bd-content span.math')"
-                                " || document.documentElement.dataset.wideMath === 'measured'")
-            sheets = p.evaluate("() => document.styleSheets.length")
-            loaded = p.evaluate(STYLE_SIGNATURE)
-            p.locator("button.primary-toggle").first.click()
-            seen[version] = (sheets, loaded, p.evaluate(STYLE_SIGNATURE))
-        finally:
-            context.close()
-    assert seen["sphinx"][0] > seen["combined"][0]  # the reference did link Sphinx's sheets
-    for state, name in ((1, "loaded"), (2, "drawer open")):
-        combined, sphinx = seen["combined"][state], seen["sphinx"][state]
-        assert len(combined) == len(sphinx) > 300, (name, len(combined), len(sphinx))
-        differ = [(i, [(x, y) for x, y in zip(a.split(";"), b.split(";")) if x != y])
-                  for i, (a, b) in enumerate(zip(combined, sphinx)) if a != b]
-        assert differ == [], f"{name}: {len(differ)} elements differ, first {differ[:3]}"

@@ -43,8 +43,6 @@ ELSEWHERE = {
     "mutmut-stats.json": "mutmut's statistics, in its git-ignored work directory mutants/",
     "m.py": "a made-up module path in tests/site/test_benchmarks.py's mutation-report tests",
     "grades.csv": "the scores `make grade` writes (assignments/grade.py), git-ignored",
-    "first_paint_stylesheets.json": "written by _ext/first_paint.py beside the doctrees, in _build",
-    "manifest.json": "written by tests/site/test_first_paint.py in a temporary folder",
     "phases.md": "the table of make test's phases, written by .ci/phases.py in _build/logs",
     "lock-constraints.txt": "the whole lock without hashes, written by make lock in _build",
     "chapter.ipynb": "a notebook tests/site/test_core_path.py writes in a temporary folder",
