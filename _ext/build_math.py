@@ -435,5 +435,5 @@ def setup(app: Sphinx) -> dict[str, object]:
                                block_renderers=(visit_displaymath, None))
     app.connect("env-updated", render_everything)
     app.connect("html-page-context", _link_math_files)
-    app.connect("build-finished", _copy_math_files, priority=800)  # before course_site's pruning
+    app.connect("build-finished", _copy_math_files)
     return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -26,6 +26,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 from course_site.archive import course_files  # noqa: E402
+from course_site.icons import THEME_CSS  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -482,3 +483,82 @@ def test_desktop_shows_one_search_field(browser, site_url):
         assert p.evaluate("() => document.querySelector('.bd-header').offsetHeight") == 0
     finally:
         context.close()
+
+
+#: A signature of each element's computed style, and of its ``::before`` and ``::after`` (icons
+#: are drawn there): what a reader sees of it.
+STYLE_SIGNATURE = """async () => {
+  // transitions in flight (a solution folding away) would be sampled half-way, and a font
+  // still loading gives its text another width
+  await Promise.all(document.getAnimations().map(a => a.finished.catch(() => null)));
+  await document.fonts.ready;
+  const props = ['display', 'position', 'float', 'visibility', 'opacity', 'color',
+    'background-color', 'background-image', 'font-family', 'font-size', 'font-weight',
+    'font-style', 'line-height', 'text-align', 'text-decoration-line', 'text-transform',
+    'white-space', 'vertical-align', 'margin-top', 'margin-right', 'margin-bottom',
+    'margin-left', 'padding-top', 'padding-right', 'padding-bottom', 'padding-left',
+    'border-top-width', 'border-top-style', 'border-top-color', 'border-bottom-width',
+    'border-bottom-style', 'border-left-width', 'border-left-color', 'border-right-width',
+    'border-radius', 'box-shadow', 'overflow-x', 'overflow-y', 'z-index', 'transform', 'filter',
+    'cursor', 'list-style-type', 'width', 'height', 'top', 'left', 'max-width',
+    'flex-direction', 'justify-content', 'align-items', 'gap', 'grid-template-columns',
+    'outline-style', 'clip', 'clip-path'];
+  const out = [];
+  for (const e of document.body.querySelectorAll('*')) {
+    const s = getComputedStyle(e);
+    let text = e.tagName + ' ' + props.map(p => s.getPropertyValue(p)).join(';');
+    for (const pseudo of ['::before', '::after']) {
+      const q = getComputedStyle(e, pseudo);
+      text += ` ${pseudo} ${q.content} ${q.color} ${q.fontFamily} ${q.display} ${q.width}`;
+    }
+    out.push(text);
+  }
+  return out;
+}"""
+
+
+def _theme_stylesheet() -> str:
+    """The theme's own stylesheet, with its icon fonts as the site serves them."""
+    css = (SITE / "_static" / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8")
+    return css.replace("/webfonts/", "/course-webfonts/")
+
+
+@pytest.mark.parametrize("page, theme, width", [
+    ("intro", "light", 390), ("intro", "dark", 390),
+    ("chapters/privacy-accounting", "light", 390), ("chapters/privacy-accounting", "dark", 390),
+    ("chapters/dp-engines", "light", 390), ("chapters/dp-engines", "dark", 1280)])
+def test_the_pruned_theme_stylesheet_draws_what_the_theme_draws(browser, site_url, page, theme,
+                                                                 width):
+    """Pages link the theme's stylesheet pruned to the selectors the site can match
+    (``course_site.icons``, ``stylesheets.prune_css``). Every element of the page, and its
+    ``::before`` and ``::after``, has the same computed style as with the theme's whole
+    stylesheet, after the page loads and with the navigation drawer open."""
+    reference = _theme_stylesheet()
+    seen = {}
+    for version in ("pruned", "theme"):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        try:
+            p = context.new_page()
+            p.add_init_script(stored_theme(theme))
+            if version == "theme":
+                p.route(f"**/_static/{THEME_CSS}*", lambda route: route.fulfill(
+                    body=reference, content_type="text/css; charset=utf-8"))
+            p.goto(f"{site_url}/{page}.html", wait_until="load")
+            p.wait_for_load_state("networkidle")
+            # both versions once wide-math.js has marked the inline formulas (when idle)
+            p.wait_for_function("() => !document.querySelector('.bd-content span.math')"
+                                " || document.documentElement.dataset.wideMath === 'measured'")
+            rules = p.evaluate("() => [...document.styleSheets].reduce((n, s) => n + "
+                               "s.cssRules.length, 0)")
+            loaded = p.evaluate(STYLE_SIGNATURE)
+            p.locator("button.primary-toggle").first.click()
+            seen[version] = (rules, loaded, p.evaluate(STYLE_SIGNATURE))
+        finally:
+            context.close()
+    assert seen["theme"][0] > seen["pruned"][0] + 1000  # the reference had the whole sheet
+    for state, name in ((1, "loaded"), (2, "drawer open")):
+        pruned, whole = seen["pruned"][state], seen["theme"][state]
+        assert len(pruned) == len(whole) > 300, (name, len(pruned), len(whole))
+        differ = [(i, [(x, y) for x, y in zip(a.split(";"), b.split(";")) if x != y])
+                  for i, (a, b) in enumerate(zip(pruned, whole)) if a != b]
+        assert differ == [], f"{name}: {len(differ)} elements differ, first {differ[:3]}"
