@@ -48,6 +48,7 @@ import re
 import shutil
 import subprocess
 import unicodedata
+import weakref
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -145,11 +146,13 @@ class MathState:
         return self.process
 
 
+#: Each build's :class:`MathState`, keyed by its application (nothing is set on Sphinx's
+#: objects; the entry goes with the application).
+_STATES: "weakref.WeakKeyDictionary[Sphinx, MathState]" = weakref.WeakKeyDictionary()
+
+
 def _state(app: Sphinx) -> MathState:
-    state = getattr(app, "_course_math", None)
-    if state is None:
-        state = app._course_math = MathState()
-    return state
+    return _STATES.setdefault(app, MathState())
 
 
 def display_latex(node: nodes.Element) -> str:
@@ -432,5 +435,5 @@ def setup(app: Sphinx) -> dict[str, object]:
                                block_renderers=(visit_displaymath, None))
     app.connect("env-updated", render_everything)
     app.connect("html-page-context", _link_math_files)
-    app.connect("build-finished", _copy_math_files, priority=800)  # before course_site's pruning
+    app.connect("build-finished", _copy_math_files)
     return {"version": "2.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -27,7 +27,8 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.texescape import escape
-from sphinx_external_toc.parsing import parse_toc_yaml
+
+from course_site.archive import toc_parts
 
 LOGGER = logging.getLogger(__name__)
 
@@ -55,11 +56,8 @@ def _numbers_as_on_the_site(app: Sphinx) -> None:
 def _back_matter(app: Sphinx, config) -> None:
     """Name the first unnumbered part of ``_toc.yml`` to ``course-pdf.sty``: it starts the
     back matter (``\\coursebackmatterpart``, compared with each part's title)."""
-    toc = Path(app.srcdir) / (getattr(config, "external_toc_path", None) or "_toc.yml")
-    if not toc.exists():
-        return
-    captions = [t.caption for t in parse_toc_yaml(toc).root.subtrees
-                if t.caption and not t.numbered]
+    captions = [caption for caption, numbered, _ in toc_parts(Path(app.srcdir))
+                if caption and not numbered]
     if captions:
         elements = config.latex_elements
         elements["preamble"] = (elements.get("preamble", "")

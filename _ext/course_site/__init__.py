@@ -6,12 +6,15 @@ says what it changes and why:
 * course content: :mod:`.location` (where the course lives, the footer), :mod:`.archive`
   (``course.zip``), :mod:`.tables` (the run-time and syllabus tables, and each chapter's
   reading time under its title), :mod:`.assignments` (the instructors' problem list);
-* page weight: :mod:`.page_weight` runs the passes over the built site, with :mod:`.icons`,
-  :mod:`.code_colours` and :mod:`.stylesheets`;
+* page weight: :mod:`.page_weight` (figures that load lazily, no unused sphinx-design assets);
 * :mod:`.upstream_workarounds`: the only place that works around other projects' behaviour,
-  each with its upstream issue and a test that fails when upstream changes.
+  each with its upstream issue and a test that fails when upstream changes; the theme's head
+  (``templates/layout.html``), its icons and its stylesheet (:mod:`.icons`) among them.
 
-No module sets attributes on another extension or on Sphinx's application object.
+No module sets attributes on another extension or on Sphinx's objects, and none rewrites a
+page or an asset that Sphinx wrote: what a page loads is changed through the templates and the
+``html-page-context`` event (the one rewrite left is :func:`.archive.name_the_archive_in_downloads`,
+on the reader edition's downloads).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from . import archive, assignments, location, page_weight, tables, upstream_work
 def _write_course_archive(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    outdir, where = Path(app.outdir), app.env_course_location
+    outdir, where = Path(app.outdir), location.course_location(app.config)
     archive.write_course_archive(Path(app.srcdir), outdir / archive.ARCHIVE_NAME, where)
     archive.name_the_archive_in_downloads(outdir, where)
 
@@ -40,9 +43,8 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_directive("assignment-problems", assignments.AssignmentProblems)
     app.add_transform(tables.ReadingTimeLine)
     app.connect("html-page-context", tables.next_core_page)
-    app.connect("builder-inited", page_weight.restore_originals)
-    # after the theme rewrites pygments.css with its light and dark styles (priority 500)
+    app.add_post_transform(page_weight.LazyFigures)
+    app.connect("html-page-context", page_weight.drop_unused_design_files)
     app.connect("build-finished", _write_course_archive, priority=900)
-    app.connect("build-finished", page_weight.make_pages_lighter, priority=901)
     upstream_workarounds.setup(app)
     return {"version": "3.0", "parallel_read_safe": True, "parallel_write_safe": True}

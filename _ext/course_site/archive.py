@@ -14,7 +14,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-import yaml
+from sphinx_external_toc.parsing import parse_toc_yaml
 
 ARCHIVE_NAME = "course.zip"
 ARCHIVE_ROOT = "dp-course"
@@ -23,30 +23,27 @@ FIXED_DATE = (2024, 1, 1, 0, 0, 0)
 ALONE_MESSAGE = "download the whole course archive (course.zip)"
 
 
+def toc_parts(srcdir: Path) -> list[tuple[str, bool, dict[str, list[str]]]]:
+    """``_toc.yml``, read here only (by sphinx-external-toc, as Jupyter Book reads it): each
+    part's caption, whether it is numbered, and its notebook chapters, each with its "Going
+    deeper" section pages (``sections:``), in reading order."""
+    site = parse_toc_yaml(srcdir / "_toc.yml")
+    return [(part.caption, part.numbered,
+             {str(doc): [str(s) for tree in site[str(doc)].subtrees for s in tree.items]
+              for doc in part.items if (srcdir / f"{doc}.ipynb").exists()})
+            for part in site.root.subtrees]
+
+
 def toc_chapters(srcdir: Path) -> list[tuple[str, str]]:
     """(part caption, document) for every notebook chapter, in reading order."""
-    toc = yaml.safe_load((srcdir / "_toc.yml").read_text(encoding="utf-8"))
-    out = []
-    for part in toc.get("parts", []):
-        for chapter in part.get("chapters", []):
-            if (srcdir / f"{chapter['file']}.ipynb").exists():
-                out.append((part["caption"], chapter["file"]))
-    return out
+    return [(caption, doc) for caption, _, chapters in toc_parts(srcdir) for doc in chapters]
 
 
 def toc_sections(srcdir: Path) -> dict[str, list[str]]:
-    """Each notebook chapter's "Going deeper" section pages (``sections:`` in ``_toc.yml``).
-
-    A chapter's own page is its core path; its sections hold the optional depth (proofs,
-    variants, second APIs), one notebook each. Every chapter is a key, in reading order.
-    """
-    toc = yaml.safe_load((srcdir / "_toc.yml").read_text(encoding="utf-8"))
-    out: dict[str, list[str]] = {}
-    for part in toc.get("parts", []):
-        for chapter in part.get("chapters", []):
-            if (srcdir / f"{chapter['file']}.ipynb").exists():
-                out[chapter["file"]] = [s["file"] for s in chapter.get("sections", [])]
-    return out
+    """Each notebook chapter's "Going deeper" section pages, every chapter a key, in reading
+    order. A chapter's own page is its core path; its sections hold the optional depth."""
+    return {doc: sections for _, _, chapters in toc_parts(srcdir)
+            for doc, sections in chapters.items()}
 
 
 def course_files(srcdir: Path) -> list[tuple[Path, str]]:

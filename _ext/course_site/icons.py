@@ -1,18 +1,20 @@
-"""Icons: only the Font Awesome icons the site uses, drawn as inline SVG.
+"""The theme's icons and stylesheet, cut to what the site uses (pydata-sphinx-theme#2379).
 
-What it changes, and why: the theme loads Font Awesome's whole SVG script (1.5 MB) on every
-page to draw about ten icons, plus two icon web fonts (150 kB) and 86 kB of CSS that maps
-``.fa-name`` classes to glyphs of those fonts. After an HTML build this module
+What it changes, and why: pydata-sphinx-theme 0.17 loads Font Awesome's whole SVG script
+(1.5 MB) on every page to draw about ten icons, and its stylesheet carries all of Bootstrap,
+86 kB of rules that map ``.fa-name`` classes to glyphs of two icon web fonts (150 kB), and
+those fonts' faces. At ``build-finished`` this module writes two new files, which the
+course's ``layout.html`` links instead of the theme's (no file Sphinx wrote is changed):
 
-* writes ``_static/scripts/course-icons.js``: a few kilobytes holding only the icons some page or
-  script names, taken from the same Font Awesome build, with the part of its stylesheet that
-  inline icons need; pages load it instead of ``fontawesome.js``, which is deleted. Each
+* ``_static/scripts/course-icons.js``: the icons some page or script names, from the same
+  Font Awesome build, with the part of its stylesheet that inline icons need. Each
   ``<i class="fa-...">`` becomes an ``<svg>`` that keeps the placeholder's attributes
   (``data-mode``, ``title``, ...): the theme's CSS selects the colour-mode switch's icons by
   ``data-mode``;
-* cuts the icon web fonts down to the glyphs the site's CSS uses (admonition titles, external
-  links), quietly: fontTools logs every step at INFO level;
-* removes the glyph-per-class rules from the theme's CSS.
+* ``_static/styles/course-theme.css``: the theme's stylesheet without the selectors that need a
+  class or id no page or script has (:func:`.stylesheets.prune_css`: Bootstrap's components
+  and the glyph rule of every icon the site does not use), its icon fonts cut to the glyphs the site's CSS draws
+  (admonition titles, external links) and served from ``vendor/fontawesome/course-webfonts``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ import json
 import logging
 import re
 from pathlib import Path
+from typing import Any
+
+from .stylesheets import prune_css, words
 
 ICON_SCRIPT = "scripts/course-icons.js"
 _PACKS = {"fab": "fab", "far": "far", "fas": "fas"}
@@ -117,70 +122,53 @@ def icon_script(fontawesome_js: str, used: set[str]) -> str:
 """
 
 
-def write_icon_script(outdir: Path) -> None:
-    source = outdir / "_static" / "scripts" / "fontawesome.js"
-    if not source.exists():
-        return
-    used: set[str] = set()
-    pages = [p for p in outdir.rglob("*.html")]
-    scripts = [outdir / "_static" / "scripts" / "pydata-sphinx-theme.js",
-               *sorted((outdir / "_static").glob("*.js"))]
-    for path in pages + [s for s in scripts if s.exists()]:
-        used |= set(re.findall(r"\bfa-([a-z0-9]+(?:-[a-z0-9]+)*)", path.read_text(encoding="utf-8")))
-    (outdir / "_static" / ICON_SCRIPT).write_text(
-        icon_script(source.read_text(encoding="utf-8"), used), encoding="utf-8")
-    source.unlink()  # nothing loads it any more
-
-def subset_icon_fonts(outdir: Path) -> None:
-    """Cut the theme's Font Awesome web fonts down to the glyphs its CSS uses.
-
-    The theme draws a few icons (admonition titles, external links, breadcrumbs) with CSS
-    ``content`` characters from the private-use area of these fonts. Every such character in
-    the site's CSS is kept; the 150 kB fonts become a few kilobytes.
-    """
+def _subset_fonts(static: Path, target: Path) -> None:
+    """The theme's Font Awesome web fonts, cut to the glyphs the site's CSS draws with
+    ``content`` characters of their private-use area, written into ``target``."""
     from fontTools import subset
 
     used = set()
-    for css in (outdir / "_static").rglob("*.css"):
+    for css in static.rglob("*.css"):
         used |= {ord(ch) for ch in css.read_text(encoding="utf-8", errors="ignore")
                  if 0xE000 <= ord(ch) <= 0xF8FF}
     quiet = logging.getLogger("fontTools")  # it logs each subsetting step at INFO
     level = quiet.level
     quiet.setLevel(logging.WARNING)
     try:
-        for font in (outdir / "_static" / "vendor").rglob("webfonts/*"):
+        target.mkdir(parents=True, exist_ok=True)
+        for font in (static / "vendor" / "fontawesome" / "webfonts").glob("*"):
             if font.suffix not in (".woff2", ".ttf"):
                 continue
             options = subset.Options()
             options.flavor = "woff2" if font.suffix == ".woff2" else None
             options.layout_features = []
-            subsetter = subset.Subsetter(options)
             loaded = subset.load_font(str(font), options)
+            subsetter = subset.Subsetter(options)
             subsetter.populate(unicodes=used)
             subsetter.subset(loaded)
-            subset.save_font(loaded, str(font), options)
+            subset.save_font(loaded, str(target / font.name), options)
     finally:
         quiet.setLevel(level)
 
 
-_FA_GLYPH_RULE = re.compile(
-    r"\.fa-[a-z0-9-]+(?::before|:after)?(?:,\.fa-[a-z0-9-]+(?::before|:after)?)*"
-    r"\{(?:content|--fa):[^}]*\}")
+THEME_CSS = "styles/course-theme.css"
 
 
-def drop_glyph_rules(outdir: Path) -> None:
-    """Remove Font Awesome's glyph-per-class rules (86 kB) from the theme's CSS.
-
-    They map ``.fa-name`` classes to font glyphs; the site draws those icons as inline SVG
-    (:func:`icon_script`), so no page uses them.
-    """
-    css = outdir / "_static" / "styles" / "pydata-sphinx-theme.css"
-    if css.exists():
-        css.write_text(_FA_GLYPH_RULE.sub("", css.read_text(encoding="utf-8")), encoding="utf-8")
-
-
-def load_icon_script(html: str) -> str:
-    """A page's HTML loading the reduced icon script instead of the theme's ``fontawesome.js``."""
-    html = re.sub(r'(<script[^>]*src="[^"]*_static/)scripts/fontawesome\.js(\?[^"]*)?"',
-                  rf'\1{ICON_SCRIPT}"', html)
-    return re.sub(r'<link[^>]*rel="preload"[^>]*scripts/fontawesome\.js[^>]*>\s*', "", html)
+def write_theme_files(app: Any, exception: Exception | None) -> None:
+    """``course-icons.js`` and ``course-theme.css`` (``build-finished``; see the module)."""
+    static = Path(app.outdir) / "_static"
+    fontawesome = static / "scripts" / "fontawesome.js"
+    if exception is not None or app.builder.format != "html" or not fontawesome.exists():
+        return
+    texts = [path.read_text(encoding="utf-8", errors="ignore")
+             for path in [*Path(app.outdir).rglob("*.html"), *static.rglob("*.js")]
+             if path.name not in ("fontawesome.js", "course-icons.js")]
+    icons = set(re.findall(r"\bfa-([a-z0-9]+(?:-[a-z0-9]+)*)", "\n".join(texts)))
+    script = icon_script(fontawesome.read_text(encoding="utf-8"), icons)
+    (static / ICON_SCRIPT).write_text(script, encoding="utf-8")
+    _subset_fonts(static, static / "vendor" / "fontawesome" / "course-webfonts")
+    used = words("\n".join([*texts, script]))
+    css = (static / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8")
+    css = prune_css(css, used)
+    (static / THEME_CSS).write_text(css.replace("/webfonts/", "/course-webfonts/"),
+                                    encoding="utf-8")

@@ -25,7 +25,10 @@ LOGGER = logging.getLogger(__name__)
 
 
 def course_location(config: Any) -> dict[str, str]:
-    """Repository URL, branch and site URL: the environment first, then ``_config.yml``."""
+    """Repository URL, branch and site URL: the environment first, then ``_config.yml``.
+
+    The same answer before and after :func:`on_config_inited` has set the theme's options from
+    it, so every part of the build asks here rather than keeping a copy."""
     theme = config.html_theme_options or {}
     repository = (os.environ.get("COURSE_REPOSITORY_URL")
                   or theme.get("repository_url") or "").strip().rstrip("/")
@@ -48,7 +51,6 @@ def on_config_inited(app: Sphinx, config: Any) -> None:
                      use_edit_page_button=False, launch_buttons={})
     config.html_theme_options = theme
     config.html_baseurl = f"{where['site']}/" if where["site"] else ""
-    app.env_course_location = where  # type: ignore[attr-defined]
 
 
 def footer(where: dict[str, str], pathto: Any) -> str:
@@ -72,4 +74,4 @@ def footer(where: dict[str, str], pathto: Any) -> str:
 def on_page_context(app: Sphinx, pagename: str, templatename: str, context: dict,
                     doctree: object) -> None:
     """Give every page the footer (the theme's ``extra_footer`` option, per page)."""
-    context["theme_extra_footer"] = footer(app.env_course_location, context["pathto"])
+    context["theme_extra_footer"] = footer(course_location(app.config), context["pathto"])

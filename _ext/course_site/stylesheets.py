@@ -1,11 +1,9 @@
-"""Stylesheets pruned to the rules some page can use.
+"""A stylesheet pruned to the rules some page can use (:mod:`.icons` prunes the theme's).
 
-What it changes, and why: the theme ships all of Bootstrap, and about 240 kB of each first
-visit was rules for components no page of the course has. After an HTML build, and after every
-other pass has rewritten the pages, :func:`drop_unmatched_selectors` removes from each of the
-site's stylesheets the selectors that need a class or an id which appears nowhere in the site's
-HTML and JavaScript. What the browser draws does not change: a removed selector could match
-nothing.
+pydata-sphinx-theme's stylesheet carries all of Bootstrap: about 240 kB of each first visit was
+rules for components no page of the course has. :func:`prune_css` removes the selectors that
+need a class or an id which appears nowhere in the site's HTML and JavaScript. What the browser
+draws does not change: a removed selector could match nothing.
 """
 
 from __future__ import annotations
@@ -78,15 +76,6 @@ def prune_css(css: str, used: set[str]) -> str:
     return "".join(out)
 
 
-def drop_unmatched_selectors(outdir: Path) -> None:
-    """Prune every stylesheet of the built site with :func:`prune_css` (the theme ships all of
-    Bootstrap: about 240 kB of each first visit is rules for components no page has)."""
-    used: set[str] = set()
-    for path in [*outdir.rglob("*.html"), *(outdir / "_static").rglob("*.js")]:
-        used |= set(_WORD.findall(path.read_text(encoding="utf-8", errors="ignore")))
-    for css in (outdir / "_static").rglob("*.css"):
-        text = css.read_text(encoding="utf-8")
-        pruned = prune_css(text, used)
-        if len(pruned) < len(text):
-            css.write_text(pruned, encoding="utf-8")
-
+def words(text: str) -> set[str]:
+    """Every word of an HTML page or a script that could be a class or an id."""
+    return set(_WORD.findall(text))

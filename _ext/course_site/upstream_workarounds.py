@@ -29,13 +29,39 @@ an upgrade fixes it upstream, that test fails and says which workaround to delet
   ``summary-name`` (serious) on every page. The sidebar's HTML, which the theme's
   ``generate_toctree_html`` returns to its template, gets an ``aria-label`` naming the entry.
   No upstream issue found (the theme's ``add_collapse_checkboxes`` builds the summary).
+* ``templates/layout.html`` (:func:`theme_templates`), the theme's head with three changes:
+
+  - **the colour mode resolved before the body is parsed**: pydata-sphinx-theme's first lines
+    set ``data-theme`` to the stored theme or ``"auto"``, which no stylesheet colours, and its
+    script resolves it only once the page is parsed, so a first visit was painted without the
+    theme's colours and then styled again (0.8 s of a phone's main thread on
+    ``privacy-accounting``, 2026-11-24). Upstream:
+    https://github.com/pydata/pydata-sphinx-theme/issues/1857;
+  - **the few icons the site draws instead of Font Awesome's 1.5 MB script**, and the theme's
+    stylesheet cut to what the site uses (:mod:`.icons`). Upstream:
+    https://github.com/pydata/pydata-sphinx-theme/issues/2379 (fontawesome.js, the 388 kB
+    stylesheet);
+  - **no search scripts outside the search page**: the theme loads Sphinx's search tools and
+    index on every page for a search-as-you-type this site does not turn on (made so by
+    https://github.com/pydata/pydata-sphinx-theme/issues/1977; no upstream issue found).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from sphinx.application import Sphinx
+
+from . import icons
+
+#: The course's ``layout.html``, which extends the theme's.
+TEMPLATES = Path(__file__).with_name("templates")
+
+
+def theme_templates(app: Sphinx, config: object) -> None:
+    """The course's templates before the theme's (``config-inited``)."""
+    config.templates_path = [*config.templates_path, str(TEMPLATES)]
 
 
 def name_sidebar_toggles(app: Sphinx, pagename: str, templatename: str, context: dict,
@@ -113,6 +139,8 @@ def remember_bibliography_style(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> None:
     """Connect every workaround."""
+    app.connect("config-inited", theme_templates)
+    app.connect("build-finished", icons.write_theme_files)
     app.connect("builder-inited", remember_bibliography_style)
     app.connect("html-page-context", drop_repeated_scripts, priority=100)
     app.connect("html-page-context", bibliography_list_items, priority=100)

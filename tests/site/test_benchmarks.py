@@ -166,7 +166,7 @@ def test_each_mutant_runs_against_its_own_modules_tests():
 def test_the_reading_section_judges_each_core_and_the_whole_path(tmp_path):
     (tmp_path / "chapters").mkdir()
     (tmp_path / "_toc.yml").write_text(
-        "root: intro\nparts:\n  - caption: A\n    chapters:\n      - file: chapters/short\n"
+        "format: jb-book\nroot: intro\nparts:\n  - caption: A\n    chapters:\n      - file: chapters/short\n"
         "      - file: chapters/long\n        sections:\n          - file: chapters/deep\n",
         encoding="utf-8")
     for name, words in (("short", 2000), ("long", 4200), ("deep", 3000)):

@@ -26,7 +26,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 from course_site.archive import course_files  # noqa: E402
-from course_site.code_colours import plain_code_tokens  # noqa: E402
+from course_site.icons import THEME_CSS  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -330,37 +330,6 @@ def test_dark_mode_shows_figures_undimmed_on_white(browser, site_url):
         context.close()
 
 
-@pytest.mark.parametrize("theme", ["light", "dark"])
-def test_code_keeps_its_colours_without_the_plain_token_spans(browser, site_url, theme):
-    """The build unwraps Pygments spans whose colour is the code block's own colour
-    (``course_site.code_colours.plain_code_tokens``) and gives ``pre`` that colour: code text
-    must show in the Pygments style's colour in both themes, and coloured tokens keep theirs."""
-    plain, base = plain_code_tokens(
-        (SITE / "_static" / "pygments.css").read_text(encoding="utf-8"))
-    assert {"n", "p"} <= plain, plain
-    context = browser.new_context()
-    try:
-        p = context.new_page()
-        p.add_init_script(stored_theme(theme))
-        p.goto(f"{site_url}/chapters/privacy-accounting.html", wait_until="load")
-        p.wait_for_load_state("networkidle")
-        assert p.evaluate("() => document.documentElement.dataset.theme") == theme
-        colours = p.evaluate("""plain => {
-            const pres = [...document.querySelectorAll('div.cell_input div.highlight pre')];
-            const left = plain.reduce((n, c) => n + document.querySelectorAll(
-                'div.highlight pre span.' + c).length, 0);
-            const ops = [...document.querySelectorAll('div.highlight pre span.o')];
-            return {pre: [...new Set(pres.map(e => getComputedStyle(e).color))], left,
-                    op: [...new Set(ops.map(e => getComputedStyle(e).color))]};
-        }""", sorted(plain))
-        r, g, b = (int(base[theme].lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
-        assert colours["pre"] == [f"rgb({r}, {g}, {b})"]
-        assert colours["left"] == 0
-        assert colours["op"] and colours["op"] != colours["pre"]
-    finally:
-        context.close()
-
-
 #: Records every value ``data-theme`` takes while a page loads, and whether the body existed.
 THEME_WATCH = """
 window.__themes = [];
@@ -385,7 +354,8 @@ new MutationObserver(records => {
     ("light", ("auto", "dark"), "light")])
 def test_the_first_paint_has_the_colours_the_page_keeps(browser, site_url, system, stored,
                                                         theme):
-    """``data-theme`` has its final value before the body is parsed (``first_paint``), and
+    """``data-theme`` has its final value before the body is parsed (``templates/layout.html``,
+    pydata-sphinx-theme#1857), and
     keeps it: a page is not painted without the theme's colours, or in the wrong theme, and
     not styled twice while it loads."""
     context = browser.new_context(color_scheme=system)
@@ -547,53 +517,48 @@ STYLE_SIGNATURE = """async () => {
 }"""
 
 
-def _sphinx_stylesheets(page: str) -> str:
-    """The page's HTML with the stylesheets Sphinx linked instead of its combined one."""
-    kept = json.loads((ROOT / "_build" / ".doctrees" / "first_paint_stylesheets.json")
-                      .read_text(encoding="utf-8"))[f"{page}.html"]
-    html = (SITE / f"{page}.html").read_text(encoding="utf-8")
-    links = "".join(f'\n  <link rel="stylesheet" href="{href}" />' for href in kept)
-    combined = re.findall(r'\s*<link rel="stylesheet" href="[^"]*combined/[^"]+" />', html)
-    assert len(combined) == 1 and len(kept) > 1, (combined, kept)
-    return html.replace(combined[0], links)
+def _theme_stylesheet() -> str:
+    """The theme's own stylesheet, with its icon fonts as the site serves them."""
+    css = (SITE / "_static" / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8")
+    return css.replace("/webfonts/", "/course-webfonts/")
 
 
 @pytest.mark.parametrize("page, theme, width", [
     ("intro", "light", 390), ("intro", "dark", 390),
     ("chapters/privacy-accounting", "light", 390), ("chapters/privacy-accounting", "dark", 390),
     ("chapters/dp-engines", "light", 390), ("chapters/dp-engines", "dark", 1280)])
-def test_the_page_stylesheet_draws_what_sphinx_stylesheets_draw(browser, site_url, page, theme,
-                                                                width):
-    """Every page links one stylesheet, combined at build time from the ones all pages linked
-    (``first_paint.combine_stylesheets``). Every element of the page, and its ``::before`` and
-    ``::after``, has the same computed style as with the stylesheets Sphinx linked from that
-    page, after the page loads and with the navigation drawer open."""
-    reference = _sphinx_stylesheets(page)
+def test_the_pruned_theme_stylesheet_draws_what_the_theme_draws(browser, site_url, page, theme,
+                                                                 width):
+    """Pages link the theme's stylesheet pruned to the selectors the site can match
+    (``course_site.icons``, ``stylesheets.prune_css``). Every element of the page, and its
+    ``::before`` and ``::after``, has the same computed style as with the theme's whole
+    stylesheet, after the page loads and with the navigation drawer open."""
+    reference = _theme_stylesheet()
     seen = {}
-    for version in ("combined", "sphinx"):
+    for version in ("pruned", "theme"):
         context = browser.new_context(viewport={"width": width, "height": 900})
         try:
             p = context.new_page()
             p.add_init_script(stored_theme(theme))
-            url = f"{site_url}/{page}.html" + ("?sphinx" if version == "sphinx" else "")
-            if version == "sphinx":
-                p.route(url, lambda route: route.fulfill(
-                    body=reference, content_type="text/html; charset=utf-8"))
-            p.goto(url, wait_until="load")
+            if version == "theme":
+                p.route(f"**/_static/{THEME_CSS}*", lambda route: route.fulfill(
+                    body=reference, content_type="text/css; charset=utf-8"))
+            p.goto(f"{site_url}/{page}.html", wait_until="load")
             p.wait_for_load_state("networkidle")
             # both versions once wide-math.js has marked the inline formulas (when idle)
             p.wait_for_function("() => !document.querySelector('.bd-content span.math')"
                                 " || document.documentElement.dataset.wideMath === 'measured'")
-            sheets = p.evaluate("() => document.styleSheets.length")
+            rules = p.evaluate("() => [...document.styleSheets].reduce((n, s) => n + "
+                               "s.cssRules.length, 0)")
             loaded = p.evaluate(STYLE_SIGNATURE)
             p.locator("button.primary-toggle").first.click()
-            seen[version] = (sheets, loaded, p.evaluate(STYLE_SIGNATURE))
+            seen[version] = (rules, loaded, p.evaluate(STYLE_SIGNATURE))
         finally:
             context.close()
-    assert seen["sphinx"][0] > seen["combined"][0]  # the reference did link Sphinx's sheets
+    assert seen["theme"][0] > seen["pruned"][0] + 1000  # the reference had the whole sheet
     for state, name in ((1, "loaded"), (2, "drawer open")):
-        combined, sphinx = seen["combined"][state], seen["sphinx"][state]
-        assert len(combined) == len(sphinx) > 300, (name, len(combined), len(sphinx))
+        pruned, whole = seen["pruned"][state], seen["theme"][state]
+        assert len(pruned) == len(whole) > 300, (name, len(pruned), len(whole))
         differ = [(i, [(x, y) for x, y in zip(a.split(";"), b.split(";")) if x != y])
-                  for i, (a, b) in enumerate(zip(combined, sphinx)) if a != b]
+                  for i, (a, b) in enumerate(zip(pruned, whole)) if a != b]
         assert differ == [], f"{name}: {len(differ)} elements differ, first {differ[:3]}"

@@ -1,8 +1,8 @@
 """Unit checks of the site extension (``_ext/course_site/``).
 
-The page-weight rewrites, the run-time tables, a rebuild that starts from what Sphinx wrote,
-and one test per upstream workaround that reproduces the upstream behaviour it works around:
-when an upgrade fixes it, that test fails and names the workaround to delete.
+The stylesheet pruning, the run-time tables, and one test per upstream workaround that
+reproduces the upstream behaviour it works around: when an upgrade fixes it, that test fails
+and names the workaround to delete.
 """
 
 from __future__ import annotations
@@ -16,37 +16,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 
-from course_site import page_weight, tables, upstream_workarounds  # noqa: E402
-from course_site.code_colours import plain_code_tokens  # noqa: E402
+from course_site import icons, tables, upstream_workarounds  # noqa: E402
 from course_site.stylesheets import prune_css  # noqa: E402
-
-CSS = """
-html[data-theme="light"] .highlight pre { line-height: 125%; }
-html[data-theme="light"] .highlight { background: #fefefe; color: #080808 }
-html[data-theme="light"] .highlight .n { color: #080808 } /* Name */
-html[data-theme="light"] .highlight .o { color: #00622F } /* Operator */
-html[data-theme="light"] .highlight .p { color: #080808 } /* Punctuation */
-html[data-theme="light"] .highlight .w { color: #080808 }
-html[data-theme="light"] .highlight .k { color: #080808; font-weight: bold }
-html[data-theme="dark"] .highlight { background: #2b2b2b; color: #F8F8F2 }
-html[data-theme="dark"] .highlight .n { color: #F8F8F2 } /* Name */
-html[data-theme="dark"] .highlight .o { color: #F8F8F2 } /* Operator */
-html[data-theme="dark"] .highlight .p { color: #F8F8F2 } /* Punctuation */
-html[data-theme="dark"] .highlight .k { color: #F8F8F2 }
-"""
-
-
-def test_plain_tokens_are_those_coloured_like_the_block_in_every_theme():
-    plain, base = plain_code_tokens(CSS)
-    assert base == {"light": "#080808", "dark": "#F8F8F2"}
-    # o differs in light, k is bold in light, w has no dark rule: each keeps its span
-    assert plain == {"n", "p"}
-
-
-def test_no_theme_rules_means_nothing_is_plain():
-    # Sphinx's own pygments.css before the theme rewrites it has no per-theme rules
-    assert plain_code_tokens(".highlight .n { color: #000 }\n.highlight { color: #000 }") == (set(), {})
-
 
 def test_prune_css_drops_only_selectors_that_need_an_unused_class_or_id():
     css = ('.used{a:1}.unused{b:2}.used .unused,.used>p{c:3}'
@@ -64,7 +35,7 @@ def _book(tmp_path: Path, measured: dict[str, float] | None) -> Path:
     """A book of two chapters (one code cell, then two); ``measured`` becomes the report."""
     (tmp_path / "chapters").mkdir()
     (tmp_path / "_toc.yml").write_text(
-        "root: intro\nparts:\n  - caption: Part A\n    chapters:\n"
+        "format: jb-book\nroot: intro\nparts:\n  - caption: Part A\n    chapters:\n"
         "      - file: chapters/datasets\n      - file: chapters/sensitivity\n", encoding="utf-8")
     for name, code_cells in (("datasets", 1), ("sensitivity", 2)):
         cells = [{"cell_type": "markdown", "source": ["word " * 1100]}]
@@ -94,7 +65,7 @@ def test_a_chapter_not_benchmarked_yet_says_so_in_both_tables(tmp_path):
 def _with_sections(book: Path, measured: dict[str, float]) -> Path:
     """The two-chapter book, with two "Going deeper" sections under its second chapter."""
     (book / "_toc.yml").write_text(
-        "root: intro\nparts:\n  - caption: Part A\n    chapters:\n"
+        "format: jb-book\nroot: intro\nparts:\n  - caption: Part A\n    chapters:\n"
         "      - file: chapters/datasets\n      - file: chapters/sensitivity\n"
         "        sections:\n          - file: chapters/sensitivity-proofs\n"
         "          - file: chapters/sensitivity-variants\n", encoding="utf-8")
@@ -199,28 +170,6 @@ def test_every_chapter_measured_gives_a_plain_total(tmp_path):
     _, total = tables.execution_rows(_book(tmp_path, {"datasets.ipynb": 1.04,
                                                       "sensitivity.ipynb": 2.0}))
     assert total == "3.0"
-
-
-# --- a rebuild starts from what Sphinx wrote ---------------------------------------------------
-def test_the_next_build_gets_back_the_originals_of_rewritten_static_files(tmp_path):
-    """A pass rewrites mystnb's CSS; when the next build starts, the original is back, so
-    myst-nb copying it again finds the same content and logs no "will overwrite data"."""
-    outdir, doctrees = tmp_path / "html", tmp_path / "doctrees"
-    css, font = outdir / "_static" / "mystnb.css", outdir / "_static" / "x" / "webfonts" / "a.woff2"
-    font.parent.mkdir(parents=True)
-    doctrees.mkdir()
-    css.write_text(".used{a:1}.unused{b:2}", encoding="utf-8")
-    font.write_bytes(b"font")
-    before = page_weight._rewritable_files(outdir)
-    css.write_text(".used{a:1}", encoding="utf-8")  # what the passes do
-    page_weight._keep_originals(outdir, before, doctrees / page_weight.ORIGINALS)
-    kept = sorted(p.relative_to(doctrees).as_posix() for p in doctrees.rglob("*") if p.is_file())
-    assert kept == [f"{page_weight.ORIGINALS}/_static/mystnb.css"]  # the font did not change
-    app = SimpleNamespace(builder=SimpleNamespace(format="html"), outdir=str(outdir),
-                          doctreedir=str(doctrees))
-    page_weight.restore_originals(app)
-    assert css.read_text(encoding="utf-8") == ".used{a:1}.unused{b:2}"
-    assert font.read_bytes() == b"font"
 
 
 # --- upstream behaviour the workarounds depend on ----------------------------------------------
@@ -334,3 +283,52 @@ def test_sidebar_toggles_are_named_after_their_entry():
     upstream_workarounds.name_sidebar_toggles(None, "p", "t", context, None)
     assert "aria-label" in context["generate_toctree_html"]("sidebar")
     assert context["generate_toctree_html"]("raw") == html and calls == ["sidebar", "raw"]
+
+
+def _theme_page(tmp_path: Path, extensions: list[str]) -> tuple[str, Path]:
+    """The head of a one-page book built with sphinx-book-theme, and its output folder."""
+    from sphinx.application import Sphinx
+
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "conf.py").write_text(f"extensions = {extensions!r}\n"
+                                 'html_theme = "sphinx_book_theme"\n'
+                                 'html_context = {"default_mode": "auto"}\n', encoding="utf-8")
+    (src / "index.rst").write_text("Title\n=====\n\n.. note::\n\n   text\n", encoding="utf-8")
+    app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees"), "html",
+                 status=None, warning=None, freshenv=True)
+    app.build()
+    return (out / "index.html").read_text(encoding="utf-8").split("</head>")[0], out
+
+
+def test_upstream_theme_still_loads_all_of_font_awesome_and_leaves_the_mode_unresolved(
+        tmp_path):
+    """pydata-sphinx-theme#2379 and #1857: when this fails, the theme no longer loads its 1.5 MB
+    icon script, its search scripts on every page, or no longer sets ``data-theme`` to "auto"
+    before its script runs: delete that part of ``templates/layout.html`` (and :mod:`.icons`)."""
+    head, out = _theme_page(tmp_path, [])
+    assert "scripts/fontawesome.js" in head
+    assert (out / "_static" / "scripts" / "fontawesome.js").stat().st_size > 1_000_000
+    assert 'dataset.theme = localStorage.getItem("theme") || "auto"' in head
+    assert "searchtools.js" in head and "searchindex.js" in head
+
+
+def test_the_course_head_loads_its_own_icons_and_stylesheet_and_resolves_the_mode(tmp_path):
+    """With the workarounds, the page loads the icon script and the theme's stylesheet that
+    :mod:`.icons` writes (both exist, the stylesheet smaller and its fonts cut), resolves the
+    colour mode in the head, and loads no search script."""
+    head, out = _theme_page(tmp_path, ["course_site.upstream_workarounds"])
+    static = out / "_static"
+    for name in (icons.ICON_SCRIPT, icons.THEME_CSS):
+        assert f"_static/{name}" in head and (static / name).is_file(), name
+    assert "fontawesome.js" not in head and "pydata-sphinx-theme.css" not in head
+    assert "searchtools.js" not in head and "searchindex.js" not in head
+    assert 'matchMedia("(prefers-color-scheme: dark)")' in head
+    theme = (static / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8")
+    ours = (static / icons.THEME_CSS).read_text(encoding="utf-8")
+    assert len(ours) < len(theme) / 2 and ".fa-address-book" in theme
+    assert ".fa-address-book" not in ours  # no page has that icon
+    fonts = static / "vendor" / "fontawesome"
+    for font in (fonts / "course-webfonts").glob("*.woff2"):
+        assert font.stat().st_size < (fonts / "webfonts" / font.name).stat().st_size / 4
+        assert f"course-webfonts/{font.name}" in ours

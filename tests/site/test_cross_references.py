@@ -46,8 +46,6 @@ ELSEWHERE = {
     "grades-canvas.csv": "the Canvas export `make grade` writes (assignments/exports.py), git-ignored",
     "grades-moodle.csv": "the Moodle export `make grade` writes (assignments/exports.py), git-ignored",
     "grades-written.csv": "the written answers to grade (assignments/written.py), git-ignored",
-    "first_paint_stylesheets.json": "written by _ext/first_paint.py beside the doctrees, in _build",
-    "manifest.json": "written by tests/site/test_first_paint.py in a temporary folder",
     "phases.md": "the table of make test's phases, written by .ci/phases.py in _build/logs",
     "lock-constraints.txt": "the whole lock without hashes, written by make lock in _build",
     "chapter.ipynb": "a notebook tests/site/test_core_path.py writes in a temporary folder",

@@ -34,9 +34,10 @@ KNOWN_MISSES = {
                           "1, paragraphs 159 to 23; on the MathML: 760 identifiers to 0), and "
                           "on load pydata-sphinx-theme's addTabStopsToScrollableElements (0.17.1, "
                           "unchanged in 0.24.0) reads scrollWidth of every code block, which "
-                          "lays the deferred sections out again. Since a page links one "
-                          "stylesheet (_ext/first_paint.py) it paints earlier, and more of that "
-                          "same work comes after its first paint, where blocking time counts it "
+                          "lays the deferred sections out again. When a page linked one "
+                          "stylesheet (a pass that combined them, removed by #40) it painted "
+                          "earlier, and more of that same work came after its first paint, "
+                          "where blocking time counts it "
                           "(interleaved runs on privacy-accounting, 2026-11-25: median blocking "
                           "time 536 ms with eleven stylesheets, 868 ms with one; first paint "
                           "2.44 s and 1.25 s). And Lighthouse's 4x stands for its reference "
@@ -46,8 +47,7 @@ KNOWN_MISSES = {
     "chapter_lcp_max_ms": "the heaviest chapters: style and layout of the whole page before "
                           "its first paint (above), on a host whose CPU benchmark index fell "
                           "below the 1,533 for which Lighthouse's calculator gives its 4x "
-                          "slowdown (the report prints the index); the stylesheets are one "
-                          "request since _ext/first_paint.py combines them",
+                          "slowdown (the report prints the index)",
 }
 
 
