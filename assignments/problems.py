@@ -37,10 +37,8 @@ for _path in (ROOT / "_ext", ROOT / "chapters", HERE):
         sys.path.insert(0, str(_path))
 
 from reader_markdown import (  # noqa: E402  (the path above)
-    ReaderEditionError, Resolved, _Roles, _State, _ROLE_OR_CODE, convert_markdown)
+    ReaderEditionError, Resolved, blocks, convert_markdown, role_source, roles)
 
-#: A fenced block of a problem file: ```python <kind> [options]
-_FENCE = re.compile(r"^```python[ \t]+(?P<info>[^\n]*)\n(?P<code>.*?)^```[ \t]*$", re.M | re.S)
 KINDS = ("setup", "solution", "test", "mutant", "alternative")
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -160,14 +158,18 @@ def load_problem(path: Path) -> Problem:
     for key in ("title", "order", "minutes", "concept", "exercise"):
         if key not in meta:
             raise ProblemError(f"{path}: front matter needs '{key}'")
-    first = _FENCE.search(body)
-    if first is None:
+    # the course's MyST parser: a fenced block whose info string is "python <kind> [options]"
+    parts = blocks(body)
+    fences = [b for b in parts if b.kind == "fence" and b.name.split()[:1] == ["python"]
+              and len(b.name.split()) > 1]
+    if not fences:
         raise ProblemError(f"{path}: no ```python blocks")
+    prompt = parts[:parts.index(fences[0])]
     problem = Problem(path=path, chapter=path.parent.name, pid=path.stem, meta=meta,
-                      prompt=body[:first.start()].strip())
-    for fence in _FENCE.finditer(body):
-        block = _info(fence.group("info"), path)
-        block.code = fence.group("code").rstrip() + "\n"
+                      prompt="\n".join(b.source for b in prompt).strip())
+    for fence in fences:
+        block = _info(fence.name.split(None, 1)[1], path)
+        block.code = fence.body.rstrip() + "\n"
         problem.blocks.append(block)
     counts = {k: len(problem.of(k)) for k in KINDS}
     if counts["solution"] != 1 or counts["test"] < 1:
@@ -210,21 +212,16 @@ def reader_markdown(text: str, where: str) -> str:
     prompts are built without Sphinx, which resolves the rest).
     """
     site = os.environ.get("COURSE_SITE_URL", "").rstrip("/")
-    xrefs = []
-    for match in _ROLE_OR_CODE.finditer(text):
-        role = match.group("role")
-        if role is None:
-            continue
+    xrefs = {}
+    for role, content in roles(text):
         if role != "doc":
             raise ReaderEditionError(f"{where}: only {{doc}} roles are allowed in a problem, "
                                      f"not {{{role}}}")
-        docname = match.group("body").strip().lstrip("/")
+        docname = content.strip().lstrip("/")
         if not (ROOT / f"{docname}.ipynb").exists():
             raise ReaderEditionError(f"{where}: {{doc}}`{docname}` is not a chapter")
-        xrefs.append(("std", "doc", docname, _doc_markdown(docname, site)))
-    resolved = Resolved(xrefs=xrefs)
-    roles = _Roles(resolved)
-    return convert_markdown(text, resolved, _State(), roles)
+        xrefs[role_source(role, content)] = _doc_markdown(docname, site)
+    return convert_markdown(text, Resolved(xrefs=xrefs))
 
 
 # ---------------------------------------------------------------- notebooks

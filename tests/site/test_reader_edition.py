@@ -161,14 +161,14 @@ def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
 
 # --- the conversion on small inputs: what it refuses, and the solution layout -----------------
 sys.path.insert(0, str(ROOT / "_ext"))
-from reader_markdown import (ReaderEditionError, Resolved, _Roles, _State,  # noqa: E402
+from reader_markdown import (MYST_EXTENSIONS, ReaderEditionError, Resolved,  # noqa: E402
                              convert_markdown, reader_notebook)
 
 
 def _nb(*cells: tuple[str, str]) -> dict:
-    return {"cells": [{"cell_type": kind, "metadata": {}, "source": text,
+    return {"cells": [{"cell_type": kind, "id": f"c{i}", "metadata": {}, "source": text,
                        **({"outputs": [], "execution_count": None} if kind == "code" else {})}
-                      for kind, text in cells], "metadata": {}, "nbformat": 4,
+                      for i, (kind, text) in enumerate(cells)], "metadata": {}, "nbformat": 4,
             "nbformat_minor": 5}
 
 
@@ -179,21 +179,37 @@ def _nb(*cells: tuple[str, str]) -> dict:
     (":::{prf:theorem} No label\nBody.\n:::", "no :label:"),
     (":::{note}\nnever closed", "not closed"),
     ("{glue:text}`missing`", "missing"),
+    (":::{solution-start} ex-a\n:::\nA.", "has no solution-end"),
 ])
 def test_the_conversion_refuses_what_it_cannot_render(text, message):
+    resolved = Resolved(numbers={"exercise": {"ex-a": "7.1"}})
     with pytest.raises(ReaderEditionError, match=re.escape(message)):
-        reader_notebook(_nb(("markdown", text)), Resolved(), "intro")
+        reader_notebook(_nb(("markdown", text)), resolved, "intro")
 
 
-def test_a_reference_must_be_the_one_the_site_resolved():
-    resolved = Resolved(xrefs=[("std", "term", "laplace mechanism", "**x**")])
+def test_each_role_gets_what_its_own_node_resolved_to():
+    """A role is matched to the doctree's node by the role's source, not by its position."""
+    resolved = Resolved(xrefs={":term:`laplace mechanism`": "**x**"})
     with pytest.raises(ReaderEditionError, match="prf:ref"):
         reader_notebook(_nb(("markdown", "{prf:ref}`thm-x`")), resolved, "intro")
+    with pytest.raises(ReaderEditionError, match="not in the notebook"):
+        reader_notebook(_nb(("markdown", "No role here.")), resolved, "intro")
+    resolved = Resolved(xrefs={":term:`a`": "*a*", ":ref:`b`": "[B](#b)"})
+    text = convert_markdown("{ref}`b`, {term}`a`, `{term}a` and $\\{term\\}$, {term}`a`.",
+                            resolved)
+    assert text == "[B](#b), *a*, `{term}a` and $\\{term\\}$, *a*."
+
+
+def test_the_parser_is_configured_as_the_site():
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    assert sorted(MYST_EXTENSIONS) == sorted(config["parse"]["myst_enable_extensions"])
 
 
 def test_gated_solution_layout():
     resolved = Resolved(numbers={"exercise": {"ex-a": "7.1"}}, glue={"g": "1*2"},
-                        xrefs=[("prf", "ref", "thm-x", "[Theorem 7.2](#)")])
+                        xrefs={":prf:ref:`thm-x`": "[Theorem 7.2](#)"})
     nb = _nb(("markdown", "::::{exercise}\n:label: ex-a\n\nDo it.\n::::\n\n"
                           ":::{solution-start} ex-a\n:class: dropdown\n:::\nBy {prf:ref}`thm-x`."),
              ("code", "x = 1"),
@@ -217,9 +233,9 @@ def test_a_literal_dollar_cannot_open_a_formula_in_jupyterlab():
     italic formula (k-anonymity's solution). Outside code, a literal dollar is an entity."""
     from reader_markdown import escape
 
-    resolved = Resolved(xrefs=[], numbers={}, glue={"price": "$5"})
+    resolved = Resolved(glue={"price": "$5"})
     text = convert_markdown("earn more than \\$50K, so $t = 1 - p$; cost {glue:text}`price`; "
-                            "`\\$x` stays", resolved, _State(), _Roles(resolved))
+                            "`\\$x` stays", resolved)
     assert text == "earn more than &#36;50K, so $t = 1 - p$; cost &#36;5; `\\$x` stays"
     assert escape("a $ b") == "a &#36; b"
 
@@ -229,9 +245,10 @@ def test_an_output_the_page_folds_is_folded_in_the_notebook():
                      "outputs": [{"output_type": "stream", "name": "stdout", "text": "x\n"}]},
                     {"cell_type": "code", "metadata": {}, "source": "2", "outputs": []}],
           "metadata": {}}
-    out = reader_notebook(nb, Resolved(xrefs=[], numbers={}, glue={}), "intro")
+    out = reader_notebook(nb, Resolved(), "intro")
     folded, plain = out["cells"][1], out["cells"][2]
     assert folded["metadata"]["jupyter"] == {"outputs_hidden": True}
+    assert folded["metadata"]["collapsed"] is True
     assert folded["outputs"] == nb["cells"][0]["outputs"]  # folded, not removed
     assert "jupyter" not in plain["metadata"]
 
@@ -244,7 +261,7 @@ def test_the_notebook_names_the_kernel_ipykernel_installs():
 
     out = reader_notebook({"cells": [], "metadata": {"kernelspec": {
         "display_name": "Python 3", "language": "python", "name": "python3"}}},
-        Resolved(xrefs=[], numbers={}, glue={}), "intro")
+        Resolved(), "intro")
     spec = get_kernel_dict()
     assert out["metadata"]["kernelspec"] == KERNELSPEC == {
         "display_name": spec["display_name"], "language": spec["language"], "name": "python3"}
@@ -252,10 +269,8 @@ def test_the_notebook_names_the_kernel_ipykernel_installs():
 
 def test_a_warning_box_stays_a_box():
     """A {warning} or an admonition is a quoted block with its title, not a plain paragraph."""
-    resolved = Resolved(xrefs=[], numbers={}, glue={})
-    text = convert_markdown(":::{warning}\nDo not reuse a seed.\n\nEver, $t$.\n:::",
-                            resolved, _State(), _Roles(resolved))
+    text = convert_markdown(":::{warning}\nDo not reuse a seed.\n\nEver, $t$.\n:::", Resolved())
     assert text == "> **Warning**\n>\n> Do not reuse a seed.\n>\n> Ever, $t$."
     text = convert_markdown(":::{admonition} In brief: post-processing\n:class: tip\nA line.\n:::",
-                            resolved, _State(), _Roles(resolved))
+                            Resolved())
     assert text == "> **In brief: post-processing**\n>\n> A line."
