@@ -15,9 +15,11 @@ and ``assignments/problems.py`` (problem files) read MyST through the same two f
   become the Markdown of what the site shows for that role: ``reader_edition.py`` hands in, for
   each role's source as the doctree holds it (``:name:`content```), the Markdown of the node
   Sphinx resolved it to;
-* ``prf:`` blocks and exercises get the site's header ("Definition 7.2 (Laplace mechanism)",
-  "Exercise 7.3"), solutions go into ``<details>`` and the code cells of a solution are marked
-  hidden (``jupyter.source_hidden`` and ``outputs_hidden``), so they stay collapsed until clicked;
+* ``prf:`` blocks get the site's header ("Definition 7.2 (Laplace mechanism)"), exercises are
+  headings ("### Exercise 7.3"), and every solution is a heading ("#### Solution to Exercise
+  7.3") that JupyterLab opens collapsed (``jp-MarkdownHeadingCollapsed``), over cells of its
+  own: its Markdown and code cells stay hidden until the reader opens it, also once they ran
+  (JupyterLab shows a hidden output again when its cell runs; a folded section stays folded);
 * admonitions are quoted blocks under their title (a dropdown one is a ``<details>``);
 * code cells tagged ``remove-input`` (they publish numbers to the prose) have their source
   hidden, and their outputs too when these are only glue records; cells tagged ``hide-output``
@@ -26,8 +28,8 @@ and ``assignments/problems.py`` (problem files) read MyST through the same two f
 * a first cell names the course, the chapter's page on the site and how to get ``helpers.py``
   and the data.
 
-Code cells and their outputs are not changed (only the metadata of solution and folded cells).
-Anything the conversion does not know raises :class:`ReaderEditionError`: a new role or directive must be
+Code cells and their outputs are not changed (only the metadata of folded cells). Anything the
+conversion does not know raises :class:`ReaderEditionError`: a new role or directive must be
 taught here rather than reach a reader as raw markup.
 """
 
@@ -49,6 +51,8 @@ ADMONITIONS = {"note", "warning", "tip", "important", "caution", "attention", "d
 #: The kernelspec ipykernel installs (``python -m ipykernel install``, and every venv's
 #: ``share/jupyter/kernels/python3``); the reader edition names it exactly.
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+EXERCISE_LEVEL, SOLUTION_LEVEL = 3, 4  # heading levels: a solution's section ends at the next
+COLLAPSED = "jp-MarkdownHeadingCollapsed"  # JupyterLab's cell metadata of a folded heading
 
 
 class ReaderEditionError(ValueError):
@@ -190,6 +194,12 @@ def roles(source: str) -> Iterator[tuple[str, str]]:
         yield from found
 
 
+def heading_level(markdown: str) -> int:
+    """The level of the highest heading of ``markdown`` (7 if none), as JupyterLab counts."""
+    levels = [int(t.tag[1]) for t in parser().parse(markdown) if t.type == "heading_open"]
+    return min(levels, default=7)
+
+
 # ---------------------------------------------------------------- the conversion
 
 def role_source(name: str, content: str) -> str:
@@ -226,8 +236,7 @@ class Resolved:
 @dataclass
 class _State:
     resolved: Resolved
-    solution: str | None = None  # the summary of the gated solution we are inside, if any
-    shown: set[str] = field(default_factory=set)  # solution summaries already written
+    solution: str | None = None  # the heading of the gated solution we are inside, if any
     used: set[str] = field(default_factory=set)  # role sources converted
 
     def role(self, name: str, content: str) -> str:
@@ -269,7 +278,11 @@ def _directive(block: Block, state: _State) -> str:
         if not label:
             raise ReaderEditionError(f"{{{name}}} {block.arg!r} has no :label:, so no site "
                                      "number")
-        header = f"**{kind.title()} {state.resolved.number(kind, label)}**"
+        header = f"{kind.title()} {state.resolved.number(kind, label)}"
+        if name == "exercise":  # a heading: where the folded solution before it ends
+            header = f"{'#' * EXERCISE_LEVEL} {header}"
+        else:
+            header = f"**{header}**"
         return f"{header}{f' ({title})' if title else ''}\n\n{body.strip()}"
     if name in ADMONITIONS:
         header = title if name == "admonition" else name.title()
@@ -302,37 +315,38 @@ def convert_markdown(source: str, resolved: Resolved) -> str:
     return _markdown(source, _State(resolved))
 
 
-def _convert_cell(source: str, state: _State) -> str:
-    """One Markdown cell in the reader edition ("" when nothing is left to show)."""
-    pieces: list[tuple[str | None, str]] = []  # (gated solution's summary or None, Markdown)
+@dataclass
+class _Cell:
+    texts: list[str] = field(default_factory=list)
+    collapsed: bool = False  # a solution's heading: JupyterLab folds the cells under it
+    ends_solution: bool = False  # no text: the solution before it ends here
+
+
+def _convert_cell(source: str, state: _State) -> list[_Cell]:
+    """One Markdown cell as reader edition cells (a solution starts and ends cells)."""
+    cells = [_Cell()]
     for block in blocks(source):
-        if block.kind == "directive" and block.name == "solution-end":
-            state.solution = None
-        elif block.kind == "directive" and block.name in ("solution", "solution-start"):
-            summary = f"Solution to Exercise {state.resolved.number('exercise', block.arg)}"
-            if block.name == "solution-start":
-                state.solution = summary
-            else:
-                pieces.append((state.solution, _details(summary, _markdown(block.body, state))))
-        else:
-            pieces.append((state.solution, _block(block, state)))
-    blocks_: list[tuple[str | None, str]] = []  # consecutive pieces of one solution: one block
-    for summary, text in pieces:
-        if not text.strip():
+        if block.kind != "directive" or block.name not in (
+                "solution", "solution-start", "solution-end"):
+            cells[-1].texts.append(_block(block, state))
             continue
-        if blocks_ and summary and blocks_[-1][0] == summary:
-            blocks_[-1] = (summary, f"{blocks_[-1][1]}\n\n{text.strip(chr(10))}")
+        if block.name == "solution-end":
+            if state.solution is None:
+                raise ReaderEditionError("a solution-end has no solution-start")
+            state.solution = None
+            cells += [_Cell(ends_solution=True), _Cell()]
+            continue
+        if state.solution is not None:
+            raise ReaderEditionError(f"{{{block.name}}} inside the solution {state.solution!r}")
+        number = state.resolved.number("exercise", block.arg)
+        heading = f"{'#' * SOLUTION_LEVEL} Solution to Exercise {number}"
+        cells.append(_Cell([heading], collapsed=True))
+        if block.name == "solution-start":
+            state.solution = heading
+            cells.append(_Cell())
         else:
-            blocks_.append((summary, text.strip("\n")))
-    out = []
-    for summary, text in blocks_:
-        if summary:  # the solution's first block names it; a later cell of it continues
-            out.append(_details(summary if summary not in state.shown else
-                                "Solution, continued", text))
-            state.shown.add(summary)
-        else:
-            out.append(text)
-    return "\n\n".join(out)
+            cells += [_Cell([_markdown(block.body, state)]), _Cell(ends_solution=True), _Cell()]
+    return [c for c in cells if c.ends_solution or any(t.strip() for t in c.texts)]
 
 
 def first_cell(title: str, page_url: str | None, archive_url: str | None) -> str:
@@ -348,8 +362,8 @@ def first_cell(title: str, page_url: str | None, archive_url: str | None) -> str
             f"`dpcourse/` folder beside it) and its `data/` folder. Opened from `course.zip` or "
             f"on Binder, they are already in place. A notebook downloaded alone stops at its "
             f"first code cell: download the whole course archive, {where}, and open the "
-            f"notebook from its `chapters/` folder. Solutions are collapsed: click to open "
-            f"them.")
+            f"notebook from its `chapters/` folder. Each solution is folded under its heading "
+            f"(\"Solution to Exercise ...\"): click the heading's arrow to open it.")
 
 
 def _is_glue_record(output: dict) -> bool:
@@ -390,23 +404,44 @@ def reader_notebook(nb: dict, resolved: Resolved, intro: str,
     ``reading_time``, when given, goes under the chapter's title, as on the page.
     """
     out = copy.deepcopy(nb)
-    state, cells = _State(resolved), []
+    state, cells, ended = _State(resolved), [], False
+    ids = {cell.get("id") for cell in out["cells"]}
     for cell in out["cells"]:
-        if cell["cell_type"] == "markdown":
-            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            text = _convert_cell(source, state)
-            if not text.strip():
+        if cell["cell_type"] == "code":
+            if ended:
+                raise ReaderEditionError("a code cell follows a solution before any heading: "
+                                         "JupyterLab would fold it into the solution")
+            _fold(cell)
+            cells.append(cell)
+            continue
+        if cell["cell_type"] != "markdown":
+            cells.append(cell)
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        new = cell  # the cell's first part keeps its id and metadata; the others get new ones
+        for part in _convert_cell(source, state):
+            if part.ends_solution:
+                ended = True
                 continue
+            text = "\n\n".join(t.strip("\n") for t in part.texts if t.strip())
+            if ended and heading_level(text) > SOLUTION_LEVEL:
+                raise ReaderEditionError("text after a solution starts no heading, so JupyterLab "
+                                         f"would fold it into the solution: {text[:80]!r}")
+            ended = False
             if reading_time is not None:
                 text, reading_time = _under_title(text, reading_time), None
-            cell["source"] = text.splitlines(keepends=True)  # as nbformat writes it
-        elif cell["cell_type"] == "code" and state.solution:
-            metadata = cell.setdefault("metadata", {})
-            metadata.setdefault("jupyter", {}).update(source_hidden=True, outputs_hidden=True)
-            metadata["collapsed"] = True  # the older key for hidden outputs, as JupyterLab saves it
-        elif cell["cell_type"] == "code":
-            _fold(cell)
-        cells.append(cell)
+            if new is None:
+                new, number = {"cell_type": "markdown", "metadata": {}}, 2
+                while f"{cell.get('id')}-{number}" in ids:
+                    number += 1
+                if "id" in cell:
+                    new["id"] = f"{cell['id']}-{number}"
+                    ids.add(new["id"])
+            if part.collapsed:
+                new["metadata"][COLLAPSED] = True
+            new["source"] = text.splitlines(keepends=True)  # as nbformat writes it
+            cells.append(new)
+            new = None
     unused = set(resolved.xrefs) - state.used
     if unused:
         raise ReaderEditionError(f"resolved references not in the notebook: {sorted(unused)}"

@@ -9,8 +9,8 @@ into ``course.zip``. For every chapter:
   written by Sphinx's own writers, independently of the conversion);
 * every ``{glue:text}`` of the source became text: the HTML has as many glued values as the
   source has roles;
-* code cells and outputs are unchanged; solution code cells, and only they, are hidden;
-* each solution is in a ``<details>`` element.
+* code cells and outputs are unchanged; every solution is a heading JupyterLab opens folded,
+  with the solution's code cells, and only they, under it.
 """
 
 from __future__ import annotations
@@ -124,6 +124,8 @@ def test_numbers_and_references_match_the_site(chapter):
 
 
 def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
+    from reader_markdown import COLLAPSED, SOLUTION_LEVEL, heading_level
+
     original = _cells(ROOT / "chapters" / f"{chapter}.ipynb")
     reader = _cells(SITE / "_sources" / "chapters" / f"{chapter}.ipynb")
     code = [c for c in reader if c["cell_type"] == "code"]
@@ -136,8 +138,15 @@ def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
                 inside = marker == "start"
         else:
             expected_hidden.append(inside)
-    for before, after, hidden in zip([c for c in original if c["cell_type"] == "code"], code,
-                                     expected_hidden):
+    folded, under_fold = False, []  # whether the heading a cell is under is a folded one
+    for cell in reader:
+        if cell["cell_type"] == "markdown" and heading_level(_source(cell)) <= SOLUTION_LEVEL:
+            folded = cell["metadata"].get(COLLAPSED, False)
+            assert folded == _source(cell).startswith("#### Solution to Exercise "), _source(cell)
+        elif cell["cell_type"] == "code":
+            under_fold.append(folded)
+    assert under_fold == expected_hidden, chapter  # every solution's code, and only it
+    for before, after in zip([c for c in original if c["cell_type"] == "code"], code):
         assert after["outputs"] == before["outputs"]
         assert after.get("execution_count") == before.get("execution_count")
         if _source(after) != _source(before):  # only the archive's URL, in the first one
@@ -145,24 +154,27 @@ def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
         meta = {k: v for k, v in after["metadata"].items() if k not in ("jupyter", "collapsed")}
         assert meta == before["metadata"]
         removed = "remove-input" in before["metadata"].get("tags", [])  # only publishes numbers
-        folded = "hide-output" in before["metadata"].get("tags", [])  # the page folds its output
+        hide = "hide-output" in before["metadata"].get("tags", [])  # the page folds its output
         records = all("scrapbook" in o.get("metadata", {}) for o in before["outputs"])
-        assert after["metadata"].get("jupyter") == (
-            {"source_hidden": True, "outputs_hidden": True} if hidden or (removed and records) else
-            {"outputs_hidden": True} if folded else
-            {"source_hidden": True} if removed else None), _source(after)
-        assert after["metadata"].get("collapsed") == (True if hidden or folded else None)
+        expected = {}  # what the page folds or leaves out, JupyterLab folds
+        if removed and not hide:
+            expected["source_hidden"] = True
+        if hide or (removed and records):
+            expected["outputs_hidden"] = True
+        assert after["metadata"].get("jupyter") == (expected or None), _source(after)
+        assert after["metadata"].get("collapsed") == (True if hide else None)
     source = "\n".join(_source(c) for c in original if c["cell_type"] == "markdown")
     solutions = source.count("{solution}") + source.count("{solution-start}")
-    markdown = "\n".join(_source(c) for c in reader if c["cell_type"] == "markdown")
-    assert markdown.count("<summary>Solution to Exercise ") >= solutions
-    assert markdown.count("<details>") == markdown.count("</details>")
+    headings = [c for c in reader if _source(c).startswith("#### Solution to Exercise ")]
+    assert len(headings) == solutions, chapter
+    assert all(c["metadata"] == {COLLAPSED: True} and len(_source(c).split("\n")) == 1
+               for c in headings)  # the heading alone shows: the solution is under it
 
 
 # --- the conversion on small inputs: what it refuses, and the solution layout -----------------
 sys.path.insert(0, str(ROOT / "_ext"))
-from reader_markdown import (MYST_EXTENSIONS, ReaderEditionError, Resolved,  # noqa: E402
-                             convert_markdown, reader_notebook)
+from reader_markdown import (COLLAPSED, MYST_EXTENSIONS, ReaderEditionError,  # noqa: E402
+                             Resolved, convert_markdown, reader_notebook)
 
 
 def _nb(*cells: tuple[str, str]) -> dict:
@@ -179,6 +191,7 @@ def _nb(*cells: tuple[str, str]) -> dict:
     (":::{prf:theorem} No label\nBody.\n:::", "no :label:"),
     (":::{note}\nnever closed", "not closed"),
     ("{glue:text}`missing`", "missing"),
+    ("## Exercises\n\n:::{solution} ex-a\nA.\n:::\n\nMore prose.", "starts no heading"),
     (":::{solution-start} ex-a\n:::\nA.", "has no solution-end"),
 ])
 def test_the_conversion_refuses_what_it_cannot_render(text, message):
@@ -207,25 +220,31 @@ def test_the_parser_is_configured_as_the_site():
     assert sorted(MYST_EXTENSIONS) == sorted(config["parse"]["myst_enable_extensions"])
 
 
-def test_gated_solution_layout():
-    resolved = Resolved(numbers={"exercise": {"ex-a": "7.1"}}, glue={"g": "1*2"},
-                        xrefs={":prf:ref:`thm-x`": "[Theorem 7.2](#)"})
-    nb = _nb(("markdown", "::::{exercise}\n:label: ex-a\n\nDo it.\n::::\n\n"
+def test_solutions_are_folded_headings():
+    """Each solution is a heading JupyterLab opens folded, over cells of its own (Markdown and
+    code), up to the next exercise or section: they stay hidden, also after "Run All"."""
+    resolved = Resolved(numbers={"exercise": {"ex-a": "7.1", "ex-b": "7.2"}},
+                        glue={"g": "1*2"}, xrefs={":prf:ref:`thm-x`": "[Theorem 7.2](#)"})
+    nb = _nb(("markdown", "## Exercises\n\n::::{exercise}\n:label: ex-a\n\nDo it.\n::::\n\n"
                           ":::{solution-start} ex-a\n:class: dropdown\n:::\nBy {prf:ref}`thm-x`."),
              ("code", "x = 1"),
-             ("markdown", "More, {glue:text}`g`.\n\n:::{solution-end}\n:::\nAfter."),
+             ("markdown", "More, {glue:text}`g`.\n\n:::{solution-end}\n:::\n"
+                          "::::{exercise}\n:label: ex-b\nAgain.\n::::\n\n"
+                          ":::{solution} ex-b\nEasy.\n:::\n\n## References"),
              ("code", "y = 2"))
     cells = reader_notebook(nb, resolved, "intro")["cells"]
-    texts = ["".join(c["source"]) for c in cells]
-    assert texts[0] == "intro"
-    assert texts[1].startswith("**Exercise 7.1**\n\nDo it.\n\n<details>\n"
-                               "<summary>Solution to Exercise 7.1</summary>")
-    assert "By [Theorem 7.2](#)." in texts[1] and texts[1].endswith("</details>")
-    assert cells[2]["metadata"] == {"jupyter": {"source_hidden": True, "outputs_hidden": True},
-                                    "collapsed": True}
-    assert texts[3] == ("<details>\n<summary>Solution, continued</summary>\n\nMore, 1\\*2.\n\n"
-                        "</details>\n\nAfter.")
-    assert cells[4]["metadata"] == {}
+    assert [("".join(c["source"]), c["metadata"], c["id"]) for c in cells] == [
+        ("intro", {}, "reader-edition"),
+        ("## Exercises\n\n### Exercise 7.1\n\nDo it.", {}, "c0"),
+        ("#### Solution to Exercise 7.1", {COLLAPSED: True}, "c0-2"),
+        ("By [Theorem 7.2](#).", {}, "c0-3"),
+        ("x = 1", {}, "c1"),  # unchanged: the folded heading hides it
+        ("More, 1\\*2.", {}, "c2"),
+        ("### Exercise 7.2\n\nAgain.", {}, "c2-2"),
+        ("#### Solution to Exercise 7.2", {COLLAPSED: True}, "c2-3"),
+        ("Easy.", {}, "c2-4"),
+        ("## References", {}, "c2-5"),
+        ("y = 2", {}, "c3")]
 
 
 def test_a_literal_dollar_cannot_open_a_formula_in_jupyterlab():
