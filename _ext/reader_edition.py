@@ -5,9 +5,11 @@ The committed chapters stay the one source. During the HTML build, for every cha
 1. a post-transform that runs before Sphinx resolves cross-references notes each pending
    reference node, with the source of the role it came from (:class:`RecordReferences`);
 2. once the doctree is resolved (``doctree-resolved``), the node that replaced each of them is
-   turned into Markdown: the number, title or citation the site shows, linked to the site
-   (``COURSE_SITE_URL``/``html.baseurl``) or, when the build does not know the site, to the
-   notebook beside it (:func:`inline_markdown`);
+   turned into Markdown: the number, title or citation the site shows (:func:`inline_markdown`),
+   linked to the place in this notebook for a target of the same chapter (an anchor is written
+   there), to the site (``COURSE_SITE_URL``/``html.baseurl``) for any other, or, when the build
+   does not know the site, to the notebook beside it; a glossary term the site cannot be linked
+   for stays marked, in italics (the archive carries no glossary a notebook could open);
 3. ``reader_markdown.reader_notebook`` rewrites the Markdown cells with those (each role
    gets what its own node became), the glued values (myst-nb's formatting of the stored
    outputs) and the site's block numbers (``env.toc_fignumbers``, which sphinx-proof and
@@ -84,12 +86,15 @@ class RecordReferences(SphinxPostTransform):
 def link(refuri: str, fromdoc: str, site: str, chapters: set[str]) -> str | None:
     """Where a reader edition link points, for the site's relative ``refuri``.
 
-    With the site's URL: the page on the site (anchor kept). Without it: the notebook beside
-    this one for another chapter, and no link for anything else (the site is not known).
+    A place in this chapter: its anchor in the notebook. With the site's URL: the page on the
+    site (anchor kept). Without it: the notebook beside this one for another chapter, and no
+    link for anything else (the site is not known).
     """
     path, _, anchor = refuri.partition("#")
     target = (posixpath.normpath(posixpath.join(posixpath.dirname(fromdoc), path))
               if path else f"{fromdoc}.html")
+    if anchor and target == f"{fromdoc}.html":
+        return f"#{anchor}"
     if site:
         return f"{site}/{target}" + (f"#{anchor}" if anchor else "")
     docname = target.removesuffix(".html")
@@ -107,7 +112,10 @@ def inline_markdown(node: nodes.Node, to_link: Any) -> str:
         url = node.get("refuri") and to_link(node["refuri"])
         if url is None and node.get("refid"):
             url = to_link(f"#{node['refid']}")
-        return f"[{inner}]({url})" if url else inner
+        if url:
+            return f"[{inner}]({url})"
+        terms = [n for n in node.findall(nodes.inline) if "std-term" in n["classes"]]
+        return f"*{inner}*" if terms else inner  # a glossary term stays marked
     if isinstance(node, nodes.emphasis):
         return f"*{inner}*"
     if isinstance(node, nodes.strong):
@@ -127,7 +135,14 @@ def _on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> 
         return
     env, site = app.env, _site(app)
     chapters = {d for d in env.found_docs if _is_chapter(env, d)}
-    to_link = lambda uri: link(uri, docname, site, chapters)  # noqa: E731
+    here: set[str] = set()  # anchors of this chapter that its references link to
+
+    def to_link(uri: str) -> str | None:
+        url = link(uri, docname, site, chapters)
+        if url and url.startswith("#"):
+            here.add(url[1:])
+        return url
+
     xrefs: dict[str, str] = {}
     for parent, index, source in records:
         node = parent[index]
@@ -136,11 +151,15 @@ def _on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> 
         markdown = inline_markdown(node, to_link)
         if xrefs.setdefault(source, markdown) != markdown:
             raise ValueError(f"{docname}: {source} resolved to two different texts")
+    anchors = {}  # each label (or id) of an element that a link points to -> its anchor
+    for element in doctree.findall(nodes.Element):
+        for anchor in [i for i in element.get("ids", []) if i in here][:1]:
+            anchors.update({name: anchor for name in element["names"] + element["ids"]})
     numbers = {kind: {label: ".".join(map(str, number)) for label, number in labels.items()}
                for kind, labels in env.toc_fignumbers.get(docname, {}).items()}
     source = Path(env.doc2path(docname))
     nb = json.loads(source.read_text(encoding="utf-8"))
-    resolved = Resolved(xrefs=xrefs, numbers=numbers, glue=stored_glue(nb))
+    resolved = Resolved(xrefs=xrefs, numbers=numbers, glue=stored_glue(nb), anchors=anchors)
     title = env.titles[docname].astext()
     page = f"{site}/{docname}.html" if site else None
     archive = f"{site}/{ARCHIVE_NAME}" if site else None

@@ -14,7 +14,7 @@ and ``assignments/problems.py`` (problem files) read MyST through the same two f
 * ``{doc}``, ``{term}``, ``{ref}``, ``{numref}``, ``{prf:ref}`` and ``{cite:p}``/``{cite:t}``
   become the Markdown of what the site shows for that role: ``reader_edition.py`` hands in, for
   each role's source as the doctree holds it (``:name:`content```), the Markdown of the node
-  Sphinx resolved it to;
+  Sphinx resolved it to; targets that a reference of the same chapter points to get an anchor;
 * ``prf:`` blocks get the site's header ("Definition 7.2 (Laplace mechanism)"), exercises are
   headings ("### Exercise 7.3"), and every solution is a heading ("#### Solution to Exercise
   7.3") that JupyterLab opens collapsed (``jp-MarkdownHeadingCollapsed``), over cells of its
@@ -220,11 +220,14 @@ class Resolved:
         Label -> number string of every numbered block ("7.2"), per counter type.
     glue
         Key -> the text ``{glue:text}`` shows on the site.
+    anchors
+        Label -> the anchor a link of this chapter points to (written where the label is).
     """
 
     xrefs: dict[str, str] = field(default_factory=dict)
     numbers: dict[str, dict[str, str]] = field(default_factory=dict)
     glue: dict[str, str] = field(default_factory=dict)
+    anchors: dict[str, str] = field(default_factory=dict)
 
     def number(self, kind: str, label: str) -> str:
         try:
@@ -237,7 +240,9 @@ class Resolved:
 class _State:
     resolved: Resolved
     solution: str | None = None  # the heading of the gated solution we are inside, if any
+    anchor: str = ""  # a target's anchor, for the next block
     used: set[str] = field(default_factory=set)  # role sources converted
+    anchored: set[str] = field(default_factory=set)  # anchors written
 
     def role(self, name: str, content: str) -> str:
         if name == "glue:text":
@@ -252,6 +257,19 @@ class _State:
         self.used.add(key)
         return self.resolved.xrefs[key]
 
+    def anchor_for(self, label: str | None) -> str:
+        """An anchor for ``label`` when a link of the chapter points there (else "")."""
+        anchors = self.resolved.anchors
+        target = label and (anchors.get(label) or anchors.get(label.lower()))
+        if not target:
+            return ""
+        self.anchored.add(target)
+        return f'<a id="{target}"></a>'
+
+    def take_anchor(self) -> str:
+        anchor, self.anchor = self.anchor, ""
+        return anchor
+
 
 def escape(text: str) -> str:
     """Text shown as it is in Markdown (no emphasis, links, raw HTML or math: a dollar is
@@ -265,13 +283,28 @@ def _details(summary: str, body: str) -> str:
     return f"<details>\n<summary>{summary}</summary>\n\n{body.strip()}\n\n</details>"
 
 
+def _with_anchor(markdown: str, anchor: str) -> str:
+    """``markdown`` with ``anchor`` at the start of its first heading or paragraph."""
+    if not anchor:
+        return markdown
+    head, newline, rest = markdown.partition("\n")
+    hashes = len(head) - len(head.lstrip("#"))
+    if hashes and head[hashes:hashes + 1] == " ":
+        return f"{head[:hashes + 1]}{anchor}{head[hashes + 1:]}{newline}{rest}"
+    if not head.strip() or head.lstrip()[0] in "-*+|>0123456789":  # a list, table, quote
+        return f"{anchor}\n\n{markdown}"
+    return f"{anchor}{markdown}"
+
+
 def _directive(block: Block, state: _State) -> str:
     """The Markdown of a directive other than a solution."""
     name, options = block.name, block.options
     title = replace_roles(block.arg, state.role) if block.arg else ""
+    pending, anchor = state.take_anchor(), state.anchor_for(options.get("label"))
+    anchor += pending if pending != anchor else ""
     body = _markdown(block.body, state)
     if name == "prf:proof":
-        return f"*Proof.* {body.strip()}" if body.strip() else "*Proof.*"
+        return f"{anchor}*Proof.* {body.strip()}" if body.strip() else f"{anchor}*Proof.*"
     if name.startswith("prf:") or name == "exercise":
         kind = name[4:] if name.startswith("prf:") else "exercise"
         label = options.get("label")
@@ -280,30 +313,32 @@ def _directive(block: Block, state: _State) -> str:
                                      "number")
         header = f"{kind.title()} {state.resolved.number(kind, label)}"
         if name == "exercise":  # a heading: where the folded solution before it ends
-            header = f"{'#' * EXERCISE_LEVEL} {header}"
+            header = f"{'#' * EXERCISE_LEVEL} {anchor}{header}"
         else:
-            header = f"**{header}**"
+            header = f"{anchor}**{header}**"
         return f"{header}{f' ({title})' if title else ''}\n\n{body.strip()}"
     if name in ADMONITIONS:
         header = title if name == "admonition" else name.title()
         if "dropdown" in options.get("class", ""):
-            return _details(header, body)
+            return anchor + _details(header, body)
         # a quoted block, as JupyterLab draws it: set off from the prose like the page's box
         quoted = "\n".join(f"> {line}".rstrip() for line in body.strip().split("\n"))
-        return f"> **{header}**\n>\n{quoted}"
+        return f"{anchor}> **{header}**\n>\n{quoted}"
     raise ReaderEditionError(f"directive {{{name}}} is not handled by the reader edition")
 
 
 def _block(block: Block, state: _State) -> str:
-    if block.kind == "target":  # "(label)=": the site's anchor, nothing to show
+    if block.kind == "target":
+        state.anchor = state.anchor_for(block.name) or state.anchor
         return ""
     if block.kind == "fence":  # a plain code block: copied as it is, roles and all
-        return block.source
+        return _with_anchor(block.source, state.take_anchor())
     if block.kind == "directive":
         if block.name.startswith("solution"):
             raise ReaderEditionError(f"{{{block.name}}} inside another directive")
         return _directive(block, state)
-    return replace_roles(block.source, state.role).strip("\n")
+    text = replace_roles(block.source, state.role).strip("\n")
+    return _with_anchor(text, state.take_anchor())
 
 
 def _markdown(source: str, state: _State) -> str:
@@ -446,6 +481,9 @@ def reader_notebook(nb: dict, resolved: Resolved, intro: str,
     if unused:
         raise ReaderEditionError(f"resolved references not in the notebook: {sorted(unused)}"
                                  " (the site and the notebook disagree)")
+    missing = set(resolved.anchors.values()) - state.anchored
+    if missing:
+        raise ReaderEditionError(f"no place in the notebook for the anchors {sorted(missing)}")
     if state.solution:
         raise ReaderEditionError("a solution-start has no solution-end")
     cells.insert(0, {"cell_type": "markdown", "id": "reader-edition", "metadata": {},

@@ -41,7 +41,7 @@ _LEFTOVER = re.compile(r"\{[a-z][\w:-]*\}`|^:{3,}|^`{3,}\{|^\([^()\s]+\)=\s*$", 
 def _plain(text: str, markdown: bool = False) -> str:
     """Text as a reader sees it: no tags, links, emphasis or escapes; spaces collapsed."""
     if markdown:  # only the tags the reader edition writes ("<" in math is text)
-        text = html.unescape(re.sub(r"</?(?:details|summary)>", " ", text))
+        text = html.unescape(re.sub(r'</?(?:details|summary)>|<a id="[^"]*"></a>', " ", text))
     else:
         text = html.unescape(re.sub(r"<[^>]+>", "", text))
     text = re.sub(r"\]\([^)\s]*\)", "]", text)  # [text](url) -> [text]
@@ -245,6 +245,17 @@ def test_solutions_are_folded_headings():
         ("Easy.", {}, "c2-4"),
         ("## References", {}, "c2-5"),
         ("y = 2", {}, "c3")]
+
+
+def test_a_target_the_chapter_links_to_gets_an_anchor():
+    resolved = Resolved(numbers={"theorem": {"thm-x": "7.2"}}, anchors={"thm-x": "thm-x",
+                                                                        "sec-a": "sec-a"})
+    nb = _nb(("markdown", "(sec-a)=\n## A section\n\n:::{prf:theorem} T\n:label: thm-x\nB.\n:::"))
+    text = "".join(reader_notebook(nb, resolved, "intro")["cells"][1]["source"])
+    assert text == ('## <a id="sec-a"></a>A section\n\n<a id="thm-x"></a>**Theorem 7.2** (T)'
+                    '\n\nB.')
+    with pytest.raises(ReaderEditionError, match="no place in the notebook"):
+        reader_notebook(_nb(("markdown", "No target.")), resolved, "intro")
 
 
 def test_a_literal_dollar_cannot_open_a_formula_in_jupyterlab():

@@ -228,7 +228,7 @@ def test_a_reader_notebook_reads_like_the_site(lab, chromium, chapter):
 
 def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromium):
     """Issue #40's defects, each where a reader met it in JupyterLab: a solution shown once
-    its cells ran."""
+    its cells ran, links and glossary terms lost without the site's URL."""
     from playwright.sync_api import sync_playwright
 
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -239,6 +239,23 @@ def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromi
         reader = _reader_cells(chapter)
         notebook = _open(page, lab, chapter)
         cells = notebook.locator(".jp-Cell")
+        # the build knew no site: a glossary term stays marked, in italics ...
+        source = (ROOT / "chapters" / f"{chapter}.ipynb").read_text(encoding="utf-8")
+        term = re.search(r"\{term\}`([^`<]+?)\s*(?:<[^`]*>)?`", source).group(1)
+        prose = notebook.locator(".jp-MarkdownCell .jp-RenderedMarkdown")
+        assert term in prose.locator("em").all_inner_texts()
+        # ... and a reference to this chapter links to its place in the notebook
+        links = prose.locator("a[href^='#']")
+        anchors = links.evaluate_all("a => a.map(e => e.getAttribute('href').slice(1))")
+        assert anchors
+        for anchor in set(anchors):  # JupyterLab keeps an id as data-jupyter-id
+            assert notebook.locator(f"[data-jupyter-id='{anchor}']").count() == 1, anchor
+        target = notebook.locator(f"[data-jupyter-id='{anchors[-1]}']")
+        links.nth(len(anchors) - 1).evaluate("a => a.scrollIntoView({block: 'center'})")
+        links.nth(len(anchors) - 1).click()
+        in_view = "e => { const r = e.getBoundingClientRect();" \
+                  " return r.top >= 0 && r.bottom <= window.innerHeight; }"
+        assert _eventually(lambda: target.evaluate(in_view))
         # Run All: every solution ran, and stays folded, its output unseen
         headings = [i for i, c in enumerate(reader) if c["metadata"].get(COLLAPSED)]
         solution_code = []
