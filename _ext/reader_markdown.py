@@ -22,9 +22,10 @@ and ``assignments/problems.py`` (problem files) read MyST through the same two f
   (JupyterLab shows a hidden output again when its cell runs; a folded section stays folded);
 * admonitions are quoted blocks under their title (a dropdown one is a ``<details>``);
 * code cells tagged ``remove-input`` (they publish numbers to the prose) have their source
-  hidden, and their outputs too when these are only glue records; cells tagged ``hide-output``
-  have their output folded, as the page folds it behind a toggle; the chapter's reading time
-  goes under its title; the kernel is the one ipykernel installs;
+  hidden, and their outputs too when these are only glue records; cells tagged ``hide-input``
+  or ``hide-output`` have their source or output folded, as the page folds them behind a
+  toggle; the chapter's reading time goes under its title; the kernel is the one ipykernel
+  installs;
 * a first cell names the course, the chapter's page on the site and how to get ``helpers.py``
   and the data.
 
@@ -420,7 +421,7 @@ def _fold(cell: dict) -> None:
     """Fold what the page folds or does not show, in a code cell's metadata."""
     tags = set(cell.get("metadata", {}).get("tags", []))
     hidden = {}
-    if "hide-output" not in tags and "remove-input" in tags:  # the page leaves it out
+    if tags & {"hide-input", "remove-input"}:  # the page folds or leaves out the source
         hidden["source_hidden"] = True
     if "hide-output" in tags:  # the page folds the output ("expand to read it")
         hidden["outputs_hidden"] = True

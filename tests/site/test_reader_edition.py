@@ -157,7 +157,7 @@ def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
         hide = "hide-output" in before["metadata"].get("tags", [])  # the page folds its output
         records = all("scrapbook" in o.get("metadata", {}) for o in before["outputs"])
         expected = {}  # what the page folds or leaves out, JupyterLab folds
-        if removed and not hide:
+        if removed or "hide-input" in before["metadata"].get("tags", []):
             expected["source_hidden"] = True
         if hide or (removed and records):
             expected["outputs_hidden"] = True

@@ -227,8 +227,8 @@ def test_a_reader_notebook_reads_like_the_site(lab, chromium, chapter):
 
 
 def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromium):
-    """Issue #40's defects, each where a reader met it in JupyterLab: a solution shown once
-    its cells ran, links and glossary terms lost without the site's URL."""
+    """Issue #40's defects, each where a reader met it in JupyterLab: a folded helper's output,
+    a solution shown once its cells ran, links and glossary terms lost without the site's URL."""
     from playwright.sync_api import sync_playwright
 
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -239,6 +239,14 @@ def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromi
         reader = _reader_cells(chapter)
         notebook = _open(page, lab, chapter)
         cells = notebook.locator(".jp-Cell")
+        # the helper's source the page folds ("expand to read it") is folded: 54 lines
+        folded = [i for i, c in enumerate(reader) if "hide-output" in c["metadata"].get(
+            "tags", [])]
+        assert folded
+        for i in folded:
+            assert sum(len(o.get("text", [])) for o in reader[i]["outputs"]) > 50
+            assert cells.nth(i).locator(".jp-OutputPlaceholder").is_visible(), i
+            assert not cells.nth(i).locator(".jp-OutputArea-output").first.is_visible(), i
         # the build knew no site: a glossary term stays marked, in italics ...
         source = (ROOT / "chapters" / f"{chapter}.ipynb").read_text(encoding="utf-8")
         term = re.search(r"\{term\}`([^`<]+?)\s*(?:<[^`]*>)?`", source).group(1)
