@@ -228,7 +228,8 @@ def test_a_reader_notebook_reads_like_the_site(lab, chromium, chapter):
 
 def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromium):
     """Issue #40's defects, each where a reader met it in JupyterLab: a folded helper's output,
-    a solution shown once its cells ran, links and glossary terms lost without the site's URL."""
+    a solution shown once its cells ran, links and glossary terms lost without the site's URL,
+    a literal dollar read as math, a warning drawn as a plain paragraph."""
     from playwright.sync_api import sync_playwright
 
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -290,4 +291,23 @@ def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromi
         _open_solution(page, cells.nth(max(i for i in headings if i < last)))
         assert _eventually(lambda: cells.nth(last).locator(
             ".jp-OutputArea-output").first.is_visible())
+        # a literal dollar before a formula: "$50K.) A $t$" is text, then one formula
+        chapter = "l-diversity-and-t-closeness"
+        reader = _reader_cells(chapter)
+        notebook = _open(page, lab, chapter)
+        cells = notebook.locator(".jp-Cell")
+        index = next(i for i, c in enumerate(reader) if "50K.) A $t$" in "".join(c["source"]))
+        heading = max(i for i in range(index) if reader[i]["metadata"].get(COLLAPSED))
+        _open_solution(page, cells.nth(heading))
+        paragraph = cells.nth(index).locator("p", has_text="50K.) A")
+        paragraph.evaluate("e => e.scrollIntoView({block: 'center'})")
+        assert _eventually(lambda: paragraph.locator("mjx-container").count() >= 1)
+        assert "more than $50K.) A" in paragraph.inner_text()
+        page.screenshot(path=str(SHOTS / "literal-dollar.png"))
+        # a warning box is set off from the prose, under its title
+        notebook = _open(page, lab, "k-anonymity")
+        box = notebook.locator(".jp-RenderedMarkdown blockquote", has_text="Warning")
+        assert box.count() == 1 and box.locator("strong").first.inner_text() == "Warning"
+        box.evaluate("e => e.scrollIntoView({block: 'center'})")
+        page.screenshot(path=str(SHOTS / "warning-box.png"))
         browser.close()
