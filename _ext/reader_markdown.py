@@ -292,9 +292,9 @@ def _with_anchor(markdown: str, anchor: str) -> str:
     hashes = len(head) - len(head.lstrip("#"))
     if hashes and head[hashes:hashes + 1] == " ":
         return f"{head[:hashes + 1]}{anchor}{head[hashes + 1:]}{newline}{rest}"
-    if not head.strip() or head.lstrip()[0] in "-*+|>0123456789":  # a list, table, quote
-        return f"{anchor}\n\n{markdown}"
-    return f"{anchor}{markdown}"
+    if head[:1].isalpha():  # a paragraph
+        return f"{anchor}{markdown}"
+    return f"{anchor}\n\n{markdown}"  # before a list, table, quote, HTML: a line of its own
 
 
 def _directive(block: Block, state: _State) -> str:
@@ -321,10 +321,10 @@ def _directive(block: Block, state: _State) -> str:
     if name in ADMONITIONS:
         header = title if name == "admonition" else name.title()
         if "dropdown" in options.get("class", ""):
-            return anchor + _details(header, body)
+            return _with_anchor(_details(header, body), anchor)
         # a quoted block, as JupyterLab draws it: set off from the prose like the page's box
         quoted = "\n".join(f"> {line}".rstrip() for line in body.strip().split("\n"))
-        return f"{anchor}> **{header}**\n>\n{quoted}"
+        return _with_anchor(f"> **{header}**\n>\n{quoted}", anchor)
     raise ReaderEditionError(f"directive {{{name}}} is not handled by the reader edition")
 
 

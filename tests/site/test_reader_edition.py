@@ -123,6 +123,18 @@ def test_numbers_and_references_match_the_site(chapter):
     assert in_reader == in_page, chapter
 
 
+def test_a_link_within_the_chapter_lands_on_its_anchor(chapter):
+    """A reference to a place in the same chapter links to an anchor of the notebook, which the
+    site's page has too (the same id), and every anchor is linked to."""
+    reader = _cells(SITE / "_sources" / "chapters" / f"{chapter}.ipynb")
+    markdown = "\n".join(_source(c) for c in reader if c["cell_type"] == "markdown")
+    links = set(re.findall(r"\]\(#([^)\s]+)\)", markdown))
+    anchors = re.findall(r'<a id="([^"]+)"></a>', markdown)
+    assert sorted(anchors) == sorted(links), chapter  # each once
+    page = (SITE / "chapters" / f"{chapter}.html").read_text(encoding="utf-8")
+    assert all(f'id="{anchor}"' in page for anchor in anchors), chapter
+
+
 def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
     from reader_markdown import COLLAPSED, SOLUTION_LEVEL, heading_level
 

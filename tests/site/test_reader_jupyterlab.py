@@ -277,7 +277,8 @@ def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromi
         assert solution_code
         for menu, command in (("Edit", "Clear Outputs of All Cells"), ("Run", "Run All Cells")):
             if menu == "Run":  # the outputs are gone: what shows next, the run wrote
-                assert cells.nth(solution_code[0]).locator(".jp-OutputArea-output").count() == 0
+                assert _eventually(lambda: cells.nth(solution_code[0]).locator(
+                    ".jp-OutputArea-output").count() == 0)
             page.locator(".lm-MenuBar-itemLabel", has_text=menu).first.click()
             page.locator(".lm-Menu-itemLabel").get_by_text(command, exact=True).click()
         prompts = notebook.locator(".jp-CodeCell .jp-InputPrompt")
@@ -306,8 +307,9 @@ def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromi
         page.screenshot(path=str(SHOTS / "literal-dollar.png"))
         # a warning box is set off from the prose, under its title
         notebook = _open(page, lab, "k-anonymity")
-        box = notebook.locator(".jp-RenderedMarkdown blockquote", has_text="Warning")
-        assert box.count() == 1 and box.locator("strong").first.inner_text() == "Warning"
-        box.evaluate("e => e.scrollIntoView({block: 'center'})")
+        title = notebook.locator(".jp-RenderedMarkdown blockquote > p:first-child > strong")
+        title = title.filter(has_text=re.compile(r"^Warning$"))
+        assert title.count() == 1  # k-anonymity has one {warning}
+        title.evaluate("e => e.scrollIntoView({block: 'center'})")
         page.screenshot(path=str(SHOTS / "warning-box.png"))
         browser.close()
