@@ -229,7 +229,8 @@ def test_a_reader_notebook_reads_like_the_site(lab, chromium, chapter):
 def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromium):
     """Issue #40's defects, each where a reader met it in JupyterLab: a folded helper's output,
     a solution shown once its cells ran, links and glossary terms lost without the site's URL,
-    a literal dollar read as math, a warning drawn as a plain paragraph."""
+    a warning drawn as a plain paragraph. (The literal dollar before a formula is checked on
+    the Markdown, in test_reader_edition.py.)"""
     from playwright.sync_api import sync_playwright
 
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -246,7 +247,9 @@ def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromi
         assert folded
         for i in folded:
             assert sum(len(o.get("text", [])) for o in reader[i]["outputs"]) > 50
-            assert cells.nth(i).locator(".jp-OutputPlaceholder").is_visible(), i
+            # JupyterLab draws one placeholder for a cell whose source and output are folded
+            placeholder = ".jp-InputPlaceholder:visible, .jp-OutputPlaceholder:visible"
+            assert cells.nth(i).locator(placeholder).count() >= 1, i
             assert not cells.nth(i).locator(".jp-OutputArea-output").first.is_visible(), i
         # the build knew no site: a glossary term stays marked, in italics ...
         source = (ROOT / "chapters" / f"{chapter}.ipynb").read_text(encoding="utf-8")
@@ -254,14 +257,15 @@ def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromi
         prose = notebook.locator(".jp-MarkdownCell .jp-RenderedMarkdown")
         assert term in prose.locator("em").all_inner_texts()
         # ... and a reference to this chapter links to its place in the notebook
-        links = prose.locator("a[href^='#']")
+        links = prose.locator("a[href^='#']:not(.jp-InternalAnchorLink)")  # not a heading's ¶
         anchors = links.evaluate_all("a => a.map(e => e.getAttribute('href').slice(1))")
         assert anchors
         for anchor in set(anchors):  # JupyterLab keeps an id as data-jupyter-id
             assert notebook.locator(f"[data-jupyter-id='{anchor}']").count() == 1, anchor
-        target = notebook.locator(f"[data-jupyter-id='{anchors[-1]}']")
-        links.nth(len(anchors) - 1).evaluate("a => a.scrollIntoView({block: 'center'})")
-        links.nth(len(anchors) - 1).click()
+        link = prose.locator("a[href^='#']:not(.jp-InternalAnchorLink):visible").last
+        target = notebook.locator(f"[data-jupyter-id='{link.get_attribute('href')[1:]}']")
+        link.evaluate("a => a.scrollIntoView({block: 'center'})")
+        link.click()
         in_view = "e => { const r = e.getBoundingClientRect();" \
                   " return r.top >= 0 && r.bottom <= window.innerHeight; }"
         assert _eventually(lambda: target.evaluate(in_view))
@@ -273,7 +277,8 @@ def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromi
                         "markdown" and heading_level("".join(reader[j]["source"]))
                         <= SOLUTION_LEVEL), len(reader))
             solution_code += [j for j in range(start + 1, end) if reader[j]["cell_type"] ==
-                              "code" and reader[j]["outputs"]]
+                              "code" and reader[j]["outputs"] and  # shown, not a glue cell
+                              not reader[j]["metadata"].get("jupyter")]
         assert solution_code
         for menu, command in (("Edit", "Clear Outputs of All Cells"), ("Run", "Run All Cells")):
             if menu == "Run":  # the outputs are gone: what shows next, the run wrote
@@ -281,30 +286,23 @@ def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromi
                     ".jp-OutputArea-output").count() == 0)
             page.locator(".lm-MenuBar-itemLabel", has_text=menu).first.click()
             page.locator(".lm-Menu-itemLabel").get_by_text(command, exact=True).click()
-        prompts = notebook.locator(".jp-CodeCell .jp-InputPrompt")
-        done = "ps => ps.every(p => /\\[\\d+\\]/.test(p.textContent))"
-        assert _eventually(lambda: prompts.evaluate_all(done), seconds=300), "Run All"
-        for j in solution_code:
-            assert cells.nth(j).locator(".jp-OutputArea-output").count() > 0, j  # it ran
-            assert not cells.nth(j).is_visible(), j
+        shown = [j for j, c in enumerate(reader) if c["cell_type"] == "code" and c["outputs"]
+                 and j not in solution_code and not c["metadata"].get("jupyter")]
+        # the run reached the chapter's last shown output, then the kernel went idle
+        assert _eventually(lambda: cells.nth(shown[-1]).locator(
+            ".jp-OutputArea-output").count() > 0, seconds=300), "Run All"
+        idle = page.locator(".jp-StatusBar-Widget", has_text="| Idle")
+        assert _eventually(lambda: idle.count() > 0, seconds=300), "Run All"
         page.screenshot(path=str(SHOTS / "run-all-solutions-folded.png"))
-        last = solution_code[-1]
+        for j in solution_code:
+            assert not cells.nth(j).is_visible(), j
+        last = solution_code[-1]  # opened, the solution shows what the run wrote
         _open_solution(page, cells.nth(max(i for i in headings if i < last)))
-        assert _eventually(lambda: cells.nth(last).locator(
-            ".jp-OutputArea-output").first.is_visible())
-        # a literal dollar before a formula: "$50K.) A $t$" is text, then one formula
-        chapter = "l-diversity-and-t-closeness"
-        reader = _reader_cells(chapter)
-        notebook = _open(page, lab, chapter)
-        cells = notebook.locator(".jp-Cell")
-        index = next(i for i, c in enumerate(reader) if "50K.) A $t$" in "".join(c["source"]))
-        heading = max(i for i in range(index) if reader[i]["metadata"].get(COLLAPSED))
-        _open_solution(page, cells.nth(heading))
-        paragraph = cells.nth(index).locator("p", has_text="50K.) A")
-        paragraph.evaluate("e => e.scrollIntoView({block: 'center'})")
-        assert _eventually(lambda: paragraph.locator("mjx-container").count() >= 1)
-        assert "more than $50K.) A" in paragraph.inner_text()
-        page.screenshot(path=str(SHOTS / "literal-dollar.png"))
+        cells.nth(last).evaluate("e => e.scrollIntoView({block: 'center'})")
+        opened = _eventually(lambda: cells.nth(last).locator(
+            ".jp-OutputArea-output").first.is_visible(), seconds=120)
+        page.screenshot(path=str(SHOTS / "run-all-solution-opened.png"))
+        assert opened
         # a warning box is set off from the prose, under its title
         notebook = _open(page, lab, "k-anonymity")
         title = notebook.locator(".jp-RenderedMarkdown blockquote > p:first-child > strong")
