@@ -2,15 +2,18 @@
 
 The committed chapters stay the one source. During the HTML build, for every chapter notebook:
 
-1. a post-transform that runs before Sphinx resolves cross-references notes where each pending
-   reference sits in the doctree (:class:`RecordReferences`);
+1. a post-transform that runs before Sphinx resolves cross-references notes each pending
+   reference node, with the source of the role it came from (:class:`RecordReferences`);
 2. once the doctree is resolved (``doctree-resolved``), the node that replaced each of them is
-   turned into Markdown: the number, title or citation the site shows, linked to the site
-   (``COURSE_SITE_URL``/``html.baseurl``) or, when the build does not know the site, to the
-   notebook beside it (:func:`inline_markdown`);
-3. ``reader_markdown.reader_notebook`` rewrites the Markdown cells with those, the glued
-   values (myst-nb's formatting of the stored outputs) and the site's block numbers
-   (``env.toc_fignumbers``, which sphinx-proof and sphinx-exercise number from).
+   turned into Markdown: the number, title or citation the site shows (:func:`inline_markdown`),
+   linked to the place in this notebook for a target of the same chapter (an anchor is written
+   there), to the site (``COURSE_SITE_URL``/``html.baseurl``) for any other, or, when the build
+   does not know the site, to the notebook beside it; a glossary term the site cannot be linked
+   for stays marked, in italics (the archive carries no glossary a notebook could open);
+3. ``reader_markdown.reader_notebook`` rewrites the Markdown cells with those (each role
+   gets what its own node became), the glued values (myst-nb's formatting of the stored
+   outputs) and the site's block numbers (``env.toc_fignumbers``, which sphinx-proof and
+   sphinx-exercise number from).
 
 The result is what the download button serves (``_sources/chapters/*.ipynb``) and what
 ``course.zip`` carries; ``postBuild`` copies it over ``chapters/`` for Binder. Why not
@@ -26,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import posixpath
+import weakref
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -36,13 +40,14 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
+from course_site.archive import ARCHIVE_NAME, ARCHIVE_ROOT
 from course_site.tables import page_reading_line
 from reader_markdown import Resolved, escape, first_cell, reader_notebook
 
 LOGGER = logging.getLogger(__name__)
-ARCHIVE_NAME = "course.zip"
-ARCHIVE_ROOT = "dp-course"
 READER_DIR = "reader-edition"  # under the doctree directory: survives incremental builds
+#: app -> docname -> the pending references of its doctree (kept off Sphinx's objects)
+_PENDING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _is_chapter(env: Any, docname: str) -> bool:
@@ -57,10 +62,11 @@ def _site(app: Sphinx) -> str:
 
 
 class RecordReferences(SphinxPostTransform):
-    """Note (parent, position, domain, type, target) of every pending cross-reference.
+    """Note (parent, position, role source) of every pending cross-reference.
 
     Sphinx replaces each ``pending_xref`` in place (priority 10); at ``doctree-resolved`` the
-    node at the same position is what the site renders for that role.
+    node at the same place in its parent is what the site renders for that role. The role's
+    source (``:name:`content```, the node's ``rawsource``) is what the notebook's Markdown has.
     """
 
     default_priority = 1
@@ -70,20 +76,25 @@ class RecordReferences(SphinxPostTransform):
             return
         records = []
         for node in self.document.findall(addnodes.pending_xref):
-            records.append((node.parent, node.parent.index(node), node.get("refdomain", ""),
-                            node.get("reftype", ""), node.get("reftarget", "")))
-        self.app.reader_pending[self.env.docname] = records  # type: ignore[attr-defined]
+            if not node.rawsource.startswith(":"):
+                raise ValueError(f"{self.env.docname}: the reference to "
+                                 f"{node.get('reftarget')!r} comes from no MyST role")
+            records.append((node.parent, node.parent.index(node), node.rawsource))
+        _PENDING.setdefault(self.app, {})[self.env.docname] = records
 
 
 def link(refuri: str, fromdoc: str, site: str, chapters: set[str]) -> str | None:
     """Where a reader edition link points, for the site's relative ``refuri``.
 
-    With the site's URL: the page on the site (anchor kept). Without it: the notebook beside
-    this one for another chapter, and no link for anything else (the site is not known).
+    A place in this chapter: its anchor in the notebook. With the site's URL: the page on the
+    site (anchor kept). Without it: the notebook beside this one for another chapter, and no
+    link for anything else (the site is not known).
     """
     path, _, anchor = refuri.partition("#")
     target = (posixpath.normpath(posixpath.join(posixpath.dirname(fromdoc), path))
               if path else f"{fromdoc}.html")
+    if anchor and target == f"{fromdoc}.html":
+        return f"#{anchor}"
     if site:
         return f"{site}/{target}" + (f"#{anchor}" if anchor else "")
     docname = target.removesuffix(".html")
@@ -101,7 +112,10 @@ def inline_markdown(node: nodes.Node, to_link: Any) -> str:
         url = node.get("refuri") and to_link(node["refuri"])
         if url is None and node.get("refid"):
             url = to_link(f"#{node['refid']}")
-        return f"[{inner}]({url})" if url else inner
+        if url:
+            return f"[{inner}]({url})"
+        terms = [n for n in node.findall(nodes.inline) if "std-term" in n["classes"]]
+        return f"*{inner}*" if terms else inner  # a glossary term stays marked
     if isinstance(node, nodes.emphasis):
         return f"*{inner}*"
     if isinstance(node, nodes.strong):
@@ -116,23 +130,36 @@ def inline_markdown(node: nodes.Node, to_link: Any) -> str:
 
 
 def _on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    records = app.reader_pending.pop(docname, None)  # type: ignore[attr-defined]
+    records = _PENDING.get(app, {}).pop(docname, None)
     if records is None:
         return
     env, site = app.env, _site(app)
     chapters = {d for d in env.found_docs if _is_chapter(env, d)}
-    xrefs = []
-    for parent, index, domain, kind, target in records:
+    here: set[str] = set()  # anchors of this chapter that its references link to
+
+    def to_link(uri: str) -> str | None:
+        url = link(uri, docname, site, chapters)
+        if url and url.startswith("#"):
+            here.add(url[1:])
+        return url
+
+    xrefs: dict[str, str] = {}
+    for parent, index, source in records:
         node = parent[index]
         if isinstance(node, addnodes.pending_xref):
-            raise ValueError(f"{docname}: the reference to {target!r} was not resolved")
-        to_link = lambda uri: link(uri, docname, site, chapters)  # noqa: E731
-        xrefs.append((domain, kind, target, inline_markdown(node, to_link)))
+            raise ValueError(f"{docname}: {source} was not resolved")
+        markdown = inline_markdown(node, to_link)
+        if xrefs.setdefault(source, markdown) != markdown:
+            raise ValueError(f"{docname}: {source} resolved to two different texts")
+    anchors = {}  # each label (or id) of an element that a link points to -> its anchor
+    for element in doctree.findall(nodes.Element):
+        for anchor in [i for i in element.get("ids", []) if i in here][:1]:
+            anchors.update({name: anchor for name in element["names"] + element["ids"]})
     numbers = {kind: {label: ".".join(map(str, number)) for label, number in labels.items()}
                for kind, labels in env.toc_fignumbers.get(docname, {}).items()}
     source = Path(env.doc2path(docname))
     nb = json.loads(source.read_text(encoding="utf-8"))
-    resolved = Resolved(xrefs=xrefs, numbers=numbers, glue=stored_glue(nb))
+    resolved = Resolved(xrefs=xrefs, numbers=numbers, glue=stored_glue(nb), anchors=anchors)
     title = env.titles[docname].astext()
     page = f"{site}/{docname}.html" if site else None
     archive = f"{site}/{ARCHIVE_NAME}" if site else None
@@ -203,7 +230,6 @@ def _code_digest() -> str:
 
 def setup(app: Sphinx) -> dict[str, object]:
     app.add_config_value("reader_edition_code", _code_digest(), "env")
-    app.reader_pending = {}  # type: ignore[attr-defined]
     app.add_post_transform(RecordReferences)
     app.connect("doctree-resolved", _on_doctree_resolved)
     # before course_site (900) names the archive in the downloads, after it writes course.zip

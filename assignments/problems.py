@@ -38,15 +38,11 @@ for _path in (ROOT / "_ext", ROOT / "chapters", HERE):
         sys.path.insert(0, str(_path))
 
 from reader_markdown import (  # noqa: E402  (the path above)
-    ReaderEditionError, Resolved, _Roles, _State, _ROLE_OR_CODE, convert_markdown)
+    ReaderEditionError, Resolved, blocks, convert_markdown, role_source, roles)
 
-#: A fenced block of a problem file: ```python <kind> [options]
-_FENCE = re.compile(r"^```python[ \t]+(?P<info>[^\n]*)\n(?P<code>.*?)^```[ \t]*$", re.M | re.S)
 KINDS = ("setup", "solution", "test", "mutant", "alternative")
 #: A written answer's blocks: ```markdown answer points=N (what the student's cell holds; the
 #: release shows nbgrader's "YOUR ANSWER HERE") and ```markdown rubric (the instructor's only).
-_TEXT_FENCE = re.compile(r"^```markdown[ \t]+(?P<info>[^\n]*)\n(?P<code>.*?)^```[ \t]*$",
-                         re.M | re.S)
 TEXT_KINDS = ("answer", "rubric")
 #: A rubric criterion: "- 2 points: ..." (the criteria's points add up to the answer's)
 _CRITERION = re.compile(r"^- (?P<points>\d+(?:\.\d+)?) points?: ", re.M)
@@ -178,18 +174,23 @@ def load_problem(path: Path) -> Problem:
     for key in ("title", "order", "minutes", "concept", "exercise"):
         if key not in meta:
             raise ProblemError(f"{path}: front matter needs '{key}'")
-    fences = sorted([*_FENCE.finditer(body), *_TEXT_FENCE.finditer(body)],
-                    key=lambda m: m.start())
+    # the course's MyST parser: a fenced block whose info string is "python <kind> [options]"
+    # (code) or "markdown <kind> [options]" (a written answer and its rubric)
+    parts = blocks(body)
+    fences = [b for b in parts if b.kind == "fence"
+              and b.name.split()[:1] in (["python"], ["markdown"]) and len(b.name.split()) > 1]
     if not fences:
         raise ProblemError(f"{path}: no ```python blocks")
+    prompt = parts[:parts.index(fences[0])]
     problem = Problem(path=path, chapter=path.parent.name, pid=path.stem, meta=meta,
-                      prompt=body[:fences[0].start()].strip())
+                      prompt="\n".join(b.source for b in prompt).strip())
     for fence in fences:
-        block = _info(fence.group("info"), path)
-        if (block.kind in TEXT_KINDS) != (fence.re is _TEXT_FENCE):
+        language, info = fence.name.split(None, 1)
+        block = _info(info, path)
+        if (block.kind in TEXT_KINDS) != (language == "markdown"):
             raise ProblemError(f"{path}: a {block.kind} block is ```"
                                f"{'markdown' if block.kind in TEXT_KINDS else 'python'}")
-        block.code = fence.group("code").rstrip() + "\n"
+        block.code = fence.body.rstrip() + "\n"
         problem.blocks.append(block)
     if problem.of("answer") or problem.of("rubric"):
         return _check_written(problem)
@@ -252,21 +253,16 @@ def reader_markdown(text: str, where: str) -> str:
     prompts are built without Sphinx, which resolves the rest).
     """
     site = os.environ.get("COURSE_SITE_URL", "").rstrip("/")
-    xrefs = []
-    for match in _ROLE_OR_CODE.finditer(text):
-        role = match.group("role")
-        if role is None:
-            continue
+    xrefs = {}
+    for role, content in roles(text):
         if role != "doc":
             raise ReaderEditionError(f"{where}: only {{doc}} roles are allowed in a problem, "
                                      f"not {{{role}}}")
-        docname = match.group("body").strip().lstrip("/")
+        docname = content.strip().lstrip("/")
         if not (ROOT / f"{docname}.ipynb").exists():
             raise ReaderEditionError(f"{where}: {{doc}}`{docname}` is not a chapter")
-        xrefs.append(("std", "doc", docname, _doc_markdown(docname, site)))
-    resolved = Resolved(xrefs=xrefs)
-    roles = _Roles(resolved)
-    return convert_markdown(text, resolved, _State(), roles)
+        xrefs[role_source(role, content)] = _doc_markdown(docname, site)
+    return convert_markdown(text, Resolved(xrefs=xrefs))
 
 
 # ---------------------------------------------------------------- notebooks

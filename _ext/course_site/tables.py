@@ -26,6 +26,8 @@ from sphinx import addnodes
 from sphinx.transforms import SphinxTransform
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
+from reader_markdown import blocks
+
 from .archive import toc_chapters, toc_sections
 
 WORDS_PER_MINUTE = 200
@@ -79,33 +81,17 @@ def _words(markdown: str) -> int:
     return sum(1 for token in text.split() if re.search(r"\w", token))
 
 
-def _solution_markers(source: str) -> list[tuple[int, str]]:
-    """(position, "start" | "end" | "block") of each solution directive in a Markdown cell."""
-    found = [(m.start(), "start") for m in re.finditer(r"^:{3,}\{solution-start\}", source, re.M)]
-    found += [(m.start(), "end") for m in re.finditer(r"^:{3,}\{solution-end\}", source, re.M)]
-    found += [(m.start(), "block") for m in re.finditer(r"^:{3,}\{solution\}", source, re.M)]
-    return sorted(found)
-
-
 def _outside_solutions(source: str, inside: bool) -> tuple[str, bool]:
     """The text of a Markdown cell that is not in a (folded) solution, and whether the cell
-    ends inside a gated solution (``solution-start`` ... ``solution-end``)."""
-    kept, position = [], 0
-    for start, kind in _solution_markers(source):
-        if kind == "block":
-            if not inside:
-                kept.append(source[position:start])
-            fence = re.match(r":{3,}", source[start:]).group(0)
-            close = re.compile(rf"^{fence}\s*$", re.M).search(source, start + len(fence))
-            position = close.end() if close else len(source)
-        elif kind == "start":
-            if not inside:
-                kept.append(source[position:start])
-            inside, position = True, start
-        else:
-            inside, position = False, start
-    if not inside:
-        kept.append(source[position:])
+    ends inside a gated solution (``solution-start`` ... ``solution-end``), read by the
+    course's MyST parser (``reader_markdown.blocks``)."""
+    kept = []
+    for block in blocks(source):
+        if block.kind == "directive" and block.name in ("solution", "solution-start",
+                                                        "solution-end"):
+            inside = {"solution-start": True, "solution-end": False}.get(block.name, inside)
+        elif not inside:
+            kept.append(block.source)
     return "\n".join(kept), inside
 
 

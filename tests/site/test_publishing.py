@@ -86,6 +86,8 @@ def test_reader_edition_links_to_the_public_site(published):
         assert f"{SITE_URL}/chapters/{notebook.stem}.html" in first, notebook.name
         assert f"{SITE_URL}/course.zip" in first, notebook.name
         markdown = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+        for anchor in re.findall(r"\]\(#([^)\s]+)\)", markdown):  # a place in this chapter
+            assert f'<a id="{anchor}"></a>' in markdown, (notebook.name, anchor)
         for url in re.findall(rf"\]\(({re.escape(SITE_URL)}/[^)\s]*)\)", markdown):
             path, _, anchor = url.removeprefix(f"{SITE_URL}/").partition("#")
             page = published / path

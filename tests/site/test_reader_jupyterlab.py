@@ -26,6 +26,8 @@ from urllib.parse import urlparse
 import pytest
 
 pytestmark = pytest.mark.browser
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
+from reader_markdown import COLLAPSED, SOLUTION_LEVEL, heading_level  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 ARCHIVE = ROOT / "_build" / "html" / "course.zip"
@@ -119,6 +121,29 @@ def _stored_glue(source: str) -> dict[str, str]:
     return stored_glue(json.loads(source))
 
 
+def _reader_cells(chapter: str) -> list[dict]:
+    """The reader edition's cells, as course.zip carries them."""
+    with zipfile.ZipFile(ARCHIVE) as zf:
+        return json.loads(zf.read(f"dp-course/chapters/{chapter}.ipynb"))["cells"]
+
+
+def _open_solution(page, heading) -> None:
+    """Open a folded solution as a reader does: a click on its heading's arrow."""
+    heading.locator(".jp-collapseHeadingButton").first.evaluate("b => b.click()")
+    page.wait_for_timeout(300)
+
+
+def _open(page, lab: str, chapter: str):
+    """Open a chapter of the unpacked course.zip in a workspace of its own; its notebook."""
+    page.goto(f"{lab}/lab/workspaces/{chapter}/tree/chapters/{chapter}.ipynb"
+              f"?reset&token={TOKEN}")
+    notebook = page.locator(".jp-NotebookPanel .jp-Notebook")
+    notebook.wait_for(timeout=120_000)
+    page.wait_for_selector(".jp-NotebookPanel mjx-container", timeout=60_000)
+    page.wait_for_timeout(1500)  # let MathJax finish the remaining cells
+    return notebook
+
+
 def _eventually(check, seconds: float = 10.0) -> bool:
     """True as soon as ``check()`` is (JupyterLab may still be laying the notebook out)."""
     end = time.monotonic() + seconds
@@ -148,7 +173,7 @@ def test_a_reader_notebook_reads_like_the_site(lab, chromium, chapter):
                   f"?reset&token={TOKEN}")
         notebook = page.locator(".jp-NotebookPanel .jp-Notebook")
         notebook.wait_for(timeout=120_000)
-        page.wait_for_selector(".jp-NotebookPanel .jp-RenderedMarkdown details", timeout=60_000)
+        page.wait_for_selector(".jp-NotebookPanel .jp-MarkdownHeadingCollapsed", timeout=60_000)
         page.wait_for_selector(".jp-NotebookPanel mjx-container", timeout=60_000)
         page.wait_for_timeout(1500)  # let MathJax finish the remaining cells
         page.screenshot(path=str(SHOTS / f"{chapter}-top.png"))
@@ -168,22 +193,19 @@ def test_a_reader_notebook_reads_like_the_site(lab, chromium, chapter):
         # math: JupyterLab's MathJax typeset it, no TeX source is left as text
         assert notebook.locator("mjx-container").count() > 20
         assert "\\varepsilon" not in text and "$$" not in text
-        # solutions: every <details> closed, and a solution's code cells collapsed
-        details = notebook.locator(".jp-RenderedMarkdown details")
-        count = details.count()
-        assert count >= 2  # a core has two or three exercises
-        assert notebook.locator(".jp-RenderedMarkdown details[open]").count() == 0
-        first = details.first
-        body = first.locator("p").first
+        # solutions: each a heading JupyterLab shows folded, with its cells hidden under it
+        reader = _reader_cells(chapter)
+        headings = [i for i, c in enumerate(reader) if c["metadata"].get(COLLAPSED)]
+        assert len(headings) >= 2  # a core has two or three exercises
+        cells = notebook.locator(".jp-Cell")
+        for i in headings:
+            assert cells.nth(i).is_visible() and not cells.nth(i + 1).is_visible(), chapter
+        first = cells.nth(headings[0])
         first.evaluate("e => e.scrollIntoView({block: 'center'})")
         page.wait_for_timeout(300)
-        # Chromium keeps a closed <details>' content in a content-visibility: hidden slot
-        shown = "e => e.checkVisibility({contentVisibilityAuto: true})"
-        assert _eventually(lambda: first.locator("summary").evaluate(shown))
-        assert not body.evaluate(shown)
         page.screenshot(path=str(SHOTS / f"{chapter}-solution-closed.png"))
-        first.locator("summary").evaluate("s => s.click()")  # a reader's click on the summary
-        assert first.evaluate("e => e.open") and _eventually(lambda: body.evaluate(shown))
+        _open_solution(page, first)  # a reader's click on the heading's arrow
+        assert _eventually(lambda: cells.nth(headings[0] + 1).is_visible())
         page.screenshot(path=str(SHOTS / f"{chapter}-solution-open.png"))
         hidden = json.loads((ARCHIVE.parent / "_sources" / "chapters" / f"{chapter}.ipynb")
                             .read_text(encoding="utf-8"))["cells"]
@@ -202,3 +224,90 @@ def test_a_reader_notebook_reads_like_the_site(lab, chromium, chapter):
         browser.close()
     foreign = sorted({h for h in hosts if h not in ("127.0.0.1", "localhost")})
     assert foreign == [], foreign
+
+
+def test_what_jupyterlab_got_wrong_in_the_reader_edition_stays_right(lab, chromium):
+    """Issue #40's defects, each where a reader met it in JupyterLab: a folded helper's output,
+    a solution shown once its cells ran, links and glossary terms lost without the site's URL,
+    a warning drawn as a plain paragraph. (The literal dollar before a formula is checked on
+    the Markdown, in test_reader_edition.py.)"""
+    from playwright.sync_api import sync_playwright
+
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        chapter = "laplace-mechanism"
+        reader = _reader_cells(chapter)
+        notebook = _open(page, lab, chapter)
+        cells = notebook.locator(".jp-Cell")
+        # the helper's source the page folds ("expand to read it") is folded: 54 lines
+        folded = [i for i, c in enumerate(reader) if "hide-output" in c["metadata"].get(
+            "tags", [])]
+        assert folded
+        for i in folded:
+            assert sum(len(o.get("text", [])) for o in reader[i]["outputs"]) > 50
+            # JupyterLab draws one placeholder for a cell whose source and output are folded
+            placeholder = ".jp-InputPlaceholder:visible, .jp-OutputPlaceholder:visible"
+            assert cells.nth(i).locator(placeholder).count() >= 1, i
+            assert not cells.nth(i).locator(".jp-OutputArea-output").first.is_visible(), i
+        # the build knew no site: a glossary term stays marked, in italics ...
+        source = (ROOT / "chapters" / f"{chapter}.ipynb").read_text(encoding="utf-8")
+        term = re.search(r"\{term\}`([^`<]+?)\s*(?:<[^`]*>)?`", source).group(1)
+        prose = notebook.locator(".jp-MarkdownCell .jp-RenderedMarkdown")
+        assert term in prose.locator("em").all_inner_texts()
+        # ... and a reference to this chapter links to its place in the notebook
+        links = prose.locator("a[href^='#']:not(.jp-InternalAnchorLink)")  # not a heading's ¶
+        anchors = links.evaluate_all("a => a.map(e => e.getAttribute('href').slice(1))")
+        assert anchors
+        for anchor in set(anchors):  # JupyterLab keeps an id as data-jupyter-id
+            assert notebook.locator(f"[data-jupyter-id='{anchor}']").count() == 1, anchor
+        link = prose.locator("a[href^='#']:not(.jp-InternalAnchorLink):visible").last
+        target = notebook.locator(f"[data-jupyter-id='{link.get_attribute('href')[1:]}']")
+        link.evaluate("a => a.scrollIntoView({block: 'center'})")
+        link.click()
+        in_view = "e => { const r = e.getBoundingClientRect();" \
+                  " return r.top >= 0 && r.bottom <= window.innerHeight; }"
+        assert _eventually(lambda: target.evaluate(in_view))
+        # Run All: every solution ran, and stays folded, its output unseen
+        headings = [i for i, c in enumerate(reader) if c["metadata"].get(COLLAPSED)]
+        solution_code = []
+        for start in headings:
+            end = next((j for j in range(start + 1, len(reader)) if reader[j]["cell_type"] ==
+                        "markdown" and heading_level("".join(reader[j]["source"]))
+                        <= SOLUTION_LEVEL), len(reader))
+            solution_code += [j for j in range(start + 1, end) if reader[j]["cell_type"] ==
+                              "code" and reader[j]["outputs"] and  # shown, not a glue cell
+                              not reader[j]["metadata"].get("jupyter")]
+        assert solution_code
+        for menu, command in (("Edit", "Clear Outputs of All Cells"), ("Run", "Run All Cells")):
+            if menu == "Run":  # the outputs are gone: what shows next, the run wrote
+                assert _eventually(lambda: cells.nth(solution_code[0]).locator(
+                    ".jp-OutputArea-output").count() == 0)
+            page.locator(".lm-MenuBar-itemLabel", has_text=menu).first.click()
+            page.locator(".lm-Menu-itemLabel").get_by_text(command, exact=True).click()
+        shown = [j for j, c in enumerate(reader) if c["cell_type"] == "code" and c["outputs"]
+                 and j not in solution_code and not c["metadata"].get("jupyter")]
+        # the run reached the chapter's last shown output, then the kernel went idle
+        assert _eventually(lambda: cells.nth(shown[-1]).locator(
+            ".jp-OutputArea-output").count() > 0, seconds=300), "Run All"
+        idle = page.locator(".jp-StatusBar-Widget", has_text="| Idle")
+        assert _eventually(lambda: idle.count() > 0, seconds=300), "Run All"
+        page.screenshot(path=str(SHOTS / "run-all-solutions-folded.png"))
+        for j in solution_code:
+            assert not cells.nth(j).is_visible(), j
+        last = solution_code[-1]  # opened, the solution shows what the run wrote
+        _open_solution(page, cells.nth(max(i for i in headings if i < last)))
+        cells.nth(last).evaluate("e => e.scrollIntoView({block: 'center'})")
+        opened = _eventually(lambda: cells.nth(last).locator(
+            ".jp-OutputArea-output").first.is_visible(), seconds=120)
+        page.screenshot(path=str(SHOTS / "run-all-solution-opened.png"))
+        assert opened
+        # a warning box is set off from the prose, under its title
+        notebook = _open(page, lab, "k-anonymity")
+        title = notebook.locator(".jp-RenderedMarkdown blockquote > p:first-child > strong")
+        title = title.filter(has_text=re.compile(r"^Warning$"))
+        assert title.count() == 1  # k-anonymity has one {warning}
+        title.evaluate("e => e.scrollIntoView({block: 'center'})")
+        page.screenshot(path=str(SHOTS / "warning-box.png"))
+        browser.close()
