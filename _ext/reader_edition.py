@@ -41,7 +41,8 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
 from course_site.archive import ARCHIVE_NAME, ARCHIVE_ROOT
-from course_site.tables import page_reading_line
+from course_site.location import course_location
+from course_site.tables import is_chapter_notebook, page_reading_line
 from reader_markdown import Resolved, escape, first_cell, reader_notebook
 
 LOGGER = logging.getLogger(__name__)
@@ -50,15 +51,8 @@ READER_DIR = "reader-edition"  # under the doctree directory: survives increment
 _PENDING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _is_chapter(env: Any, docname: str) -> bool:
-    return docname.startswith("chapters/") and Path(env.doc2path(docname)).suffix == ".ipynb"
-
-
 def _site(app: Sphinx) -> str:
-    where = getattr(app, "env_course_location", None)  # set by course_site when it is loaded
-    if where is not None:
-        return where.get("site", "")
-    return (app.config.html_baseurl or "").rstrip("/")
+    return course_location(app.config)["site"]
 
 
 class RecordReferences(SphinxPostTransform):
@@ -72,7 +66,7 @@ class RecordReferences(SphinxPostTransform):
     default_priority = 1
 
     def run(self, **kwargs: Any) -> None:
-        if self.app.builder.format != "html" or not _is_chapter(self.env, self.env.docname):
+        if self.app.builder.format != "html" or not is_chapter_notebook(self.env, self.env.docname):
             return
         records = []
         for node in self.document.findall(addnodes.pending_xref):
@@ -134,7 +128,7 @@ def _on_doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> 
     if records is None:
         return
     env, site = app.env, _site(app)
-    chapters = {d for d in env.found_docs if _is_chapter(env, d)}
+    chapters = {d for d in env.found_docs if is_chapter_notebook(env, d)}
     here: set[str] = set()  # anchors of this chapter that its references link to
 
     def to_link(uri: str) -> str | None:
@@ -190,7 +184,7 @@ def reader_notebooks(app: Sphinx) -> dict[str, Path]:
     """Docname -> the reader edition of every chapter notebook of this build."""
     folder = Path(app.doctreedir) / READER_DIR
     return {d: folder / f"{d}.ipynb" for d in sorted(app.env.found_docs)
-            if _is_chapter(app.env, d) and (folder / f"{d}.ipynb").exists()}
+            if is_chapter_notebook(app.env, d) and (folder / f"{d}.ipynb").exists()}
 
 
 def _serve_downloads(app: Sphinx, exception: Exception | None) -> None:
