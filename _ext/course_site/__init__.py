@@ -5,7 +5,8 @@ says what it changes and why:
 
 * course content: :mod:`.location` (where the course lives, the footer), :mod:`.archive`
   (``course.zip``), :mod:`.tables` (the run-time and syllabus tables, and each chapter's
-  reading time under its title), :mod:`.assignments` (the instructors' problem list);
+  reading time under its title), :mod:`.assignments` (the instructors' problem list),
+  :mod:`.explorables` (figures the reader drives, on the pages that declare one);
 * page weight: :mod:`.page_weight` runs the passes over the built site, with :mod:`.icons`,
   :mod:`.code_colours` and :mod:`.stylesheets`;
 * :mod:`.upstream_workarounds`: the only place that works around other projects' behaviour,
@@ -20,7 +21,8 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import archive, assignments, location, page_weight, tables, upstream_workarounds
+from . import (archive, assignments, explorables, location, page_weight, tables,
+               upstream_workarounds)
 
 
 def _write_course_archive(app: Sphinx, exception: Exception | None) -> None:
@@ -44,5 +46,6 @@ def setup(app: Sphinx) -> dict[str, object]:
     # after the theme rewrites pygments.css with its light and dark styles (priority 500)
     app.connect("build-finished", _write_course_archive, priority=900)
     app.connect("build-finished", page_weight.make_pages_lighter, priority=901)
+    explorables.setup(app)
     upstream_workarounds.setup(app)
     return {"version": "3.0", "parallel_read_safe": True, "parallel_write_safe": True}
