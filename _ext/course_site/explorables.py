@@ -46,6 +46,7 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
 
 #: The cell tag that declares an explorable, before its name.
 TAG = "explorable-"
@@ -68,23 +69,37 @@ def names_on_page(doctree: nodes.Node) -> list[str]:
 
 def d3_bundle(node_modules: Path) -> str:
     """The UMD builds of :data:`D3_MODULES`, joined in order (their licence lines kept)."""
-    parts = []
+    if not (node_modules / "d3-scale").is_dir():
+        raise ExtensionError(f"d3 is missing from {node_modules}: `make book` installs it")
+    parts = ["// d3 modules (ISC licence: LICENSE-d3.txt beside this file)"]
     for module in D3_MODULES:
         dist = node_modules / module / "dist" / f"{module}.min.js"
         parts.append(dist.read_text(encoding="utf-8").strip())
     return "\n".join(parts) + "\n"
 
 
+def d3_licences(node_modules: Path) -> str:
+    """The licences of :data:`D3_MODULES`, each text once, with the modules it covers."""
+    texts: dict[str, list[str]] = {}
+    for module in D3_MODULES:
+        text = (node_modules / module / "LICENSE").read_text(encoding="utf-8").strip()
+        texts.setdefault(text, []).append(module)
+    return "\n\n".join(f"{', '.join(modules)}:\n\n{text}"
+                       for text, modules in texts.items()) + "\n"
+
+
 def _stage(app: Sphinx) -> None:
-    """Write ``d3.js`` into a folder that Sphinx copies into ``_static`` (``builder-inited``);
-    the explorables' modules are in the book's ``_static/explorables/``."""
+    """Write ``d3.js`` and its licences into a folder that Sphinx copies into ``_static``
+    (``builder-inited``); the explorables' modules are in the book's ``_static/explorables/``."""
     if app.builder.format != "html":
         return
     root = Path(app.doctreedir) / "explorables-static"
     target = root / STATIC
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
-    (target / "d3.js").write_text(d3_bundle(Path(app.srcdir) / "node_modules"), encoding="utf-8")
+    node_modules = Path(app.srcdir) / "node_modules"
+    (target / "d3.js").write_text(d3_bundle(node_modules), encoding="utf-8")
+    (target / "LICENSE-d3.txt").write_text(d3_licences(node_modules), encoding="utf-8")
     app.config.html_static_path.append(str(root))
 
 

@@ -20,7 +20,7 @@ register("differencing-attack", {
     const t = ui.slider({key: "threshold", label: "attacker's threshold t", values: T,
       value: 0.5, format: v => v.toFixed(1)});
     const curve = ui.chart({title: "Attack success against ε per answer",
-      x: {domain: [0.01, 5], log: true, tickFormat: "~g"}, y: {domain: [0.45, 1]},
+      x: {domain: [0.01, 5], log: true, tickFormat: "~g"}, y: {domain: [0.25, 1]},
       xLabel: "ε per answer", yLabel: "success rate",
       legend: [["s1", "attack, threshold t"], ["s2", "DP bound e^(kε)/(1 + e^(kε))"],
                ["s3", "coin flip"]]});

@@ -16,13 +16,14 @@ const CSS = `
 .explorable{margin:1.5rem 0;padding:.75rem;border:1px solid var(--pst-color-border);
 border-radius:.25rem;min-height:var(--explorable-height,0);max-width:100%;box-sizing:border-box}
 .explorable figcaption{font-weight:600;margin-bottom:.5rem}
-.explorable .explorable-controls{display:grid;grid-template-columns:minmax(7rem,max-content) 1fr 5.5rem;
-gap:.25rem .75rem;align-items:center;margin-bottom:.5rem}
+.explorable .explorable-controls{display:grid;gap:.25rem .75rem;align-items:center;
+grid-template-columns:minmax(7rem,max-content) 1fr 5.5rem;margin-bottom:.5rem}
 .explorable input[type=range]{width:100%;min-width:0;accent-color:var(--pst-color-primary)}
 .explorable output{font-variant-numeric:tabular-nums}
-.explorable .explorable-charts{display:flex;flex-wrap:wrap;gap:.5rem}
-.explorable .explorable-charts>svg{flex:1 1 300px;min-width:0;max-width:100%;height:auto;
-color:var(--pst-color-text-base);overflow:visible}
+.explorable .explorable-charts{display:flex;flex-wrap:wrap;gap:.5rem 1rem}
+.explorable .explorable-chart{flex:1 1 300px;min-width:0;max-width:100%}
+.explorable .explorable-chart>svg{display:block;width:100%;height:auto;
+color:var(--pst-color-text-base)}
 .explorable svg text{fill:currentColor;font-size:12px}
 .explorable .s1{stroke:var(--pst-color-primary);fill:none;stroke-width:2}
 .explorable .s2{stroke:var(--pst-color-secondary);fill:none;stroke-width:2;stroke-dasharray:6 3}
@@ -80,22 +81,20 @@ class UI {
 
   /** A chart: an SVG with axes, a title for screen readers and a legend in HTML text. */
   chart({title, x, y, xLabel, yLabel, legend = []}) {
-    const svg = d3.select(this.charts).append("svg").attr("role", "img")
+    const box = this.charts.appendChild(el("div", {class: "explorable-chart"}));
+    const svg = d3.select(box).append("svg").attr("role", "img")
       .attr("aria-label", title).attr("data-chart", title);
-    const g = {svg, title, x, y, xLabel, yLabel};
+    const g = {box, svg, title, x, y, xLabel, yLabel};
     g.axes = svg.append("g");
     g.layers = svg.append("g");
     if (legend.length) {
-      const box = this.charts.parentNode.insertBefore(el("div", {class: "legend"}),
-                                                      this.charts.nextSibling);
+      const list = box.appendChild(el("div", {class: "legend"}));
       for (const [cls, text] of legend) {
-        const item = box.appendChild(el("span"));
-        item.innerHTML = `<svg width="22" height="10" aria-hidden="true"><line x1="1" y1="5" ` +
-          `x2="21" y2="5" class="${cls}"></line></svg>`;
-        if (cls.startsWith("a")) {
-          item.querySelector("svg").innerHTML =
-            `<rect x="1" y="1" width="20" height="8" class="${cls}"></rect>`;
-        }
+        const item = list.appendChild(el("span"));
+        const shape = cls.startsWith("a")
+          ? `<rect x="1" y="1" width="20" height="8" class="${cls}"></rect>`
+          : `<line x1="1" y1="5" x2="21" y2="5" class="${cls}"></line>`;
+        item.innerHTML = `<svg width="22" height="10" aria-hidden="true">${shape}</svg>`;
         item.append(text);
       }
     }
@@ -104,10 +103,10 @@ class UI {
 
   /** Draw a chart's layers: {kind: "line"|"area"|"dots"|"vline", points|x, cls}. */
   draw(g, layers) {
-    const width = Math.max(260, Math.min(640, g.svg.node().getBoundingClientRect().width || 320));
+    const width = Math.max(240, Math.min(640, g.box.clientWidth || 320));
     const height = Math.round(Math.min(260, width * 0.62));
-    const m = {top: 10, right: 12, bottom: 40, left: 52};
-    g.svg.attr("viewBox", `0 0 ${width} ${height}`).attr("width", width).attr("height", height);
+    const m = {top: 10, right: 12, bottom: 40, left: 62};
+    g.svg.attr("viewBox", `0 0 ${width} ${height}`);
     const sx = (g.x.log ? d3.scaleLog() : d3.scaleLinear()).domain(g.x.domain)
       .range([m.left, width - m.right]);
     const sy = (g.y.log ? d3.scaleLog() : d3.scaleLinear()).domain(g.y.domain)
@@ -120,7 +119,7 @@ class UI {
       .call(d3.axisLeft(sy).ticks(5, g.y.tickFormat || undefined));
     g.axes.append("text").attr("x", (m.left + width - m.right) / 2).attr("y", height - 6)
       .attr("text-anchor", "middle").text(g.xLabel);
-    g.axes.append("text").attr("transform", `translate(13,${(height - m.bottom + m.top) / 2})` +
+    g.axes.append("text").attr("transform", `translate(12,${(height - m.bottom + m.top) / 2})` +
       " rotate(-90)").attr("text-anchor", "middle").text(g.yLabel);
     g.layers.selectAll("*").remove();
     const clip = (v, s) => Math.max(Math.min(...s.range()), Math.min(Math.max(...s.range()), v));

@@ -218,8 +218,10 @@ def test_every_tagged_cell_names_an_explorable():
 
 @pytest.mark.site
 def test_only_pages_with_an_explorable_load_the_scripts_deferred():
+    """d3.js (deferred), then each explorable's module; the same d3.js URL on every page."""
     if not (SITE / "index.html").exists():
         pytest.fail("the site is not built: run `make book` first")
+    d3_urls = set()
     for page in sorted(SITE.rglob("*.html")):
         html = page.read_text(encoding="utf-8")
         tags = re.findall(r"<script[^>]*_static/explorables/[^>]*>", html)
@@ -231,3 +233,176 @@ def test_only_pages_with_an_explorable_load_the_scripts_deferred():
         assert srcs[0] == "d3.js" and re.search(r"\sdefer\b", tags[0]), (page, tags)
         assert sorted(srcs[1:]) == sorted(f"{n}.mjs" for n in names), (page, srcs)
         assert all('type="module"' in t for t in tags[1:]), (page, tags)
+        d3_urls.add(re.search(r'src="(?:\.\./)*(_static/explorables/d3\.js[^"]*)"', tags[0])[1])
+    assert len(d3_urls) == 1, d3_urls  # one URL for the whole site: fetched once
+
+
+# --- in the browser ---------------------------------------------------------------------------
+
+from test_browser import (PageVisit, browser, chromium_path, site_url,  # noqa: E402,F401
+                          stored_theme)
+
+
+def _attack_success(eps: float, t: float, k: int) -> float:
+    unit = k * eps
+    return 0.5 * _sum_sf((t - 1) * unit, 2 * k) + 0.5 * (1 - _sum_sf(t * unit, 2 * k))
+
+
+def _laplace_reference(eps, sens):
+    b = sens / eps
+    return {"scale": (b, 3, ""), "sd": (math.sqrt(2) * b, 3, ""), "loss": (eps, 3, ""),
+            "misjudged": (stats.laplace.sf(sens / 2, scale=b), 3, "%"),
+            "least": (1 - helpers.hypothesis_test_bound(eps), 3, "%")}
+
+
+def _rr_reference(eps, k, n, chapter):
+    p, r = chapter["grr_probabilities"](eps, k)
+    local = chapter["krr_sd"](n, k, eps)
+    central = stats.laplace(scale=2 / eps).std()
+    return {"p": (p, 4, ""), "r": (r, 4, ""), "local": (local, 3, ""),
+            "central": (central, 3, ""), "ratio": (local / central, 3, "")}
+
+
+def _attack_reference(eps, k, t):
+    return {"success": (_attack_success(eps, t, k), 3, "%"),
+            "bound": (helpers.hypothesis_test_bound(k * eps), 3, "%"),
+            "total": (k * eps, 3, ""), "sd": (2 / eps / math.sqrt(k), 3, "")}
+
+
+#: name: (the controls' keys, three settings of them, the read-outs' Python reference)
+BROWSER_CASES = {
+    "laplace": (("epsilon", "sensitivity"), [(0.5, 1), (2, 3), (0.1, 0.5)],
+                lambda ch, eps, sens: _laplace_reference(eps, sens)),
+    "randomized-response": (("epsilon", "k", "n"), [(1, 14, 30000), (0.5, 2, 1000),
+                                                    (3, 50, 1000000)],
+                            lambda ch, eps, k, n: _rr_reference(eps, k, n, ch)),
+    "differencing-attack": (("epsilon", "repeats", "threshold"),
+                            [(0.1, 1, 0.5), (0.5, 3, 0.2), (1, 10, 0.8)],
+                            lambda ch, eps, k, t: _attack_reference(eps, k, t)),
+}
+
+
+def _mounted(page, name: str):
+    """The explorable ``name`` of the open page, scrolled to and mounted."""
+    figure = page.locator(f'figure.explorable[data-explorable="{name}"]')
+    assert figure.count() == 1
+    figure.scroll_into_view_if_needed()
+    page.wait_for_function("n => document.querySelector(`figure[data-explorable='${n}']`)"
+                           "?.dataset.ready === 'true'", arg=name)
+    return figure
+
+
+def _value(figure, key: str) -> float:
+    return float(figure.locator(f'.explorable-controls output[data-key="{key}"]')
+                 .get_attribute("data-value"))
+
+
+def _drawn(figure) -> list[str]:
+    return figure.locator("svg[data-chart]").evaluate_all("svgs => svgs.map(s => s.innerHTML)")
+
+
+def _set_by_keyboard(figure, key: str, value: float) -> None:
+    """Move a control with the keyboard only: Home, then the right arrow until it shows
+    ``value``."""
+    slider = figure.locator(f'input[type=range][data-key="{key}"]')
+    slider.focus()
+    slider.press("Home")
+    for _ in range(int(slider.get_attribute("max")) + 1):
+        if math.isclose(_value(figure, key), value, rel_tol=1e-12):
+            return
+        slider.press("ArrowRight")
+    raise AssertionError(f"{key} never reached {value}")
+
+
+def _shown(figure) -> dict[str, tuple[float, str]]:
+    pairs = figure.locator(".explorable-readout output").evaluate_all(
+        "os => os.map(o => [o.dataset.key, o.dataset.value, o.textContent])")
+    return {key: (float(value), text) for key, value, text in pairs}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("name", list(BROWSER_CASES))
+def test_explorable_moves_and_shows_the_python_numbers(browser, site_url, ch, name):
+    """Every control is a labelled range input the keyboard moves; each move redraws the
+    figure; at three settings the numbers shown are Python's (unrounded to 1e-9, and as text
+    to the digits shown); no request leaves the site and nothing is logged as an error."""
+    keys, settings, reference = BROWSER_CASES[name]
+    v = PageVisit(browser, f"{site_url}/chapters/{PAGES[name]}.html")
+    try:
+        figure = _mounted(v.page, name)
+        # the static figure or table stays, before the explorable
+        assert v.page.locator(f".cell.tag_explorable-{name} .cell_output").count() == 1
+        for key in keys:
+            slider = figure.locator(f'input[type=range][data-key="{key}"]')
+            assert slider.count() == 1
+            label = figure.locator(f'label[for="{slider.get_attribute("id")}"]')
+            assert label.count() == 1 and label.inner_text().strip()
+            assert slider.get_attribute("aria-valuetext")
+        for key in keys:  # each control changes the figure
+            before = _drawn(figure)
+            slider = figure.locator(f'input[type=range][data-key="{key}"]')
+            slider.focus()
+            slider.press("End" if slider.input_value() == "0" else "Home")
+            assert _drawn(figure) != before, key
+        for setting in settings:
+            for key, value in zip(keys, setting):
+                _set_by_keyboard(figure, key, value)
+            shown = _shown(figure)
+            expected = reference(ch, *setting)
+            assert shown.keys() == expected.keys()
+            for key, (value, digits, unit) in expected.items():
+                got, text = shown[key]
+                assert math.isclose(got, value, rel_tol=1e-9, abs_tol=1e-12), (setting, key)
+                scale = 100 if unit == "%" else 1
+                assert text.endswith(unit), (key, text)
+                number = float(text.rstrip("%").replace(",", ""))
+                assert number == float(f"{scale * value:.{digits}g}"), (setting, key, text)
+        assert v.external == [], v.external
+        assert v.errors == [] and v.failed == [], (v.errors, v.failed)
+    finally:
+        v.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("name", list(BROWSER_CASES))
+def test_explorable_is_accessible_in_both_themes_and_fits_a_phone(browser, site_url, name,
+                                                                   theme):
+    """axe finds no serious or critical violation with the explorable drawn, and on a 390 px
+    phone the page is no wider than the screen."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    for width in (1280, 390):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        try:
+            page = context.new_page()
+            page.add_init_script(stored_theme(theme))
+            page.goto(f"{site_url}/chapters/{PAGES[name]}.html", wait_until="load")
+            page.wait_for_load_state("networkidle")
+            figure = _mounted(page, name)
+            assert page.evaluate("() => document.documentElement.dataset.theme") == theme
+            if width == 390:
+                assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+                box = figure.bounding_box()
+                assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+                continue
+            results = Axe().run(page, context={"include": [[f'figure[data-explorable="{name}"]']]})
+            bad = [(viol["id"], viol["impact"], [n["target"] for n in viol["nodes"]][:3])
+                   for viol in results.response["violations"]
+                   if viol["impact"] in ("serious", "critical")]
+            assert bad == [], bad
+        finally:
+            context.close()
+
+
+@pytest.mark.browser
+def test_without_javascript_the_static_figures_stay(browser, site_url):
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        for name, chapter in PAGES.items():
+            page.goto(f"{site_url}/chapters/{chapter}.html", wait_until="load")
+            assert page.locator("figure.explorable").count() == 0
+            assert page.locator(f".cell.tag_explorable-{name} .cell_output").count() == 1
+    finally:
+        context.close()
