@@ -41,11 +41,12 @@ register("clipping", {
                           10 ** Math.ceil(Math.log10(Math.max(...values)))];
         ui.draw(chart, [
           {cls: "s1", points: rows.map(r => [r.upper, r.rmse])},
-          {cls: "s2", points: rows.filter(r => r.bias < 0).map(r => [r.upper, -r.bias])},
+          {cls: "s2", points: rows.filter(r => -r.bias >= chart.y.domain[0])  // on the chart
+            .map(r => [r.upper, -r.bias])},
           {cls: "s3", points: rows.map(r => [r.upper, r.sd])},
           {kind: "vline", x: u, cls: "s3"},
           {kind: "dots", points: [[u, here.rmse], [u, here.sd],
-                                  ...(here.bias < 0 ? [[u, -here.bias]] : [])]}]);
+                                  ...(-here.bias >= chart.y.domain[0] ? [[u, -here.bias]] : [])]}]);
         out.set(`bias-${name}`, here.bias, fmt(here.bias));
         out.set(`sd-${name}`, here.sd, fmt(here.sd));
         out.set(`saved-${name}`, here.noiseSaved, fmt(here.noiseSaved));

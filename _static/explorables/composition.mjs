@@ -40,7 +40,7 @@ register("composition", {
       legend: NAMES.map(([, cls, text]) => [cls, text])});
     const charge = ui.chart({title: "ε charged for the exact calibration's noise",
       x: {domain: [1e-12, 0.1], log: true, tickFormat: "~e"},
-      y: {domain: [0.1, 1000], log: true, tickFormat: "~s"},
+      y: {domain: [0.1, 1000], log: true, tickFormat: "~g"},
       xLabel: "δ", yLabel: "ε charged"});
     const out = ui.readout([
       ["sigmaBasic", "σ per count, basic composition"],
