@@ -5,7 +5,8 @@ says what it changes and why:
 
 * course content: :mod:`.location` (where the course lives, the footer), :mod:`.archive`
   (``course.zip``), :mod:`.tables` (the run-time and syllabus tables, and each chapter's
-  reading time under its title), :mod:`.assignments` (the instructors' problem list);
+  reading time under its title), :mod:`.assignments` (the instructors' problem list),
+  :mod:`.explorables` (figures the reader drives, on the pages that declare one);
 * page weight: :mod:`.page_weight` (figures that load lazily, no unused sphinx-design assets);
 * :mod:`.upstream_workarounds`: the only place that works around other projects' behaviour,
   each with its upstream issue and a test that fails when upstream changes; the theme's head
@@ -23,7 +24,8 @@ from pathlib import Path
 
 from sphinx.application import Sphinx
 
-from . import archive, assignments, location, page_weight, tables, upstream_workarounds
+from . import (archive, assignments, explorables, location, page_weight, tables,
+               upstream_workarounds)
 
 
 def _write_course_archive(app: Sphinx, exception: Exception | None) -> None:
@@ -46,5 +48,6 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_post_transform(page_weight.LazyFigures)
     app.connect("html-page-context", page_weight.drop_unused_design_files)
     app.connect("build-finished", _write_course_archive, priority=900)
+    explorables.setup(app)
     upstream_workarounds.setup(app)
     return {"version": "3.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -207,6 +207,17 @@ def test_workload_queries_and_crossover(ch, g, adult):
     assert g["approx_w_median"] == f"{np.median(counts):,.0f}"
 
 
+def test_the_cores_crossover_is_dp_accountings(g):
+    """The core's figure (the static one of the explorable gaussian-laplace) finds where the
+    analytic Gaussian for (1, 1e-5) beats Laplace at epsilon = 1; dp_accounting's sigma finds
+    the same d, from which the Gaussian stays ahead."""
+    sigma_one = dpa.get_sigma_gaussian(1.0, 1e-5)
+    d = np.arange(1, 1001)
+    wins = sigma_one * np.sqrt(d) < math.sqrt(2) * d
+    assert g["approx_gl_cross"] == int(d[np.argmax(wins)])
+    assert wins[g["approx_gl_cross"] - 1:].all() and not wins[:g["approx_gl_cross"] - 1].any()
+
+
 def test_exercise_answers(g):
     assert g["approx_ex_loss_a"] == f"{0.5 + math.log(2):.3f}"
     assert float(g["approx_ex_sigma_r1"]) / float(g["approx_ex_sigma_ar"]) == pytest.approx(

@@ -1,0 +1,208 @@
+// The explorables' shared runtime (issue 42; the contract is the docstring of
+// _ext/course_site/explorables.py). An ES module that each explorable's module imports, on the
+// pages that declare one, after d3.js (the classic script that defines window.d3).
+// register(name, {title, height, mount}) puts a <figure class="explorable"
+// data-explorable="name"> after every cell tagged explorable-<name> and mounts the explorable in
+// it when it comes near the screen (its height is kept from the start, so nothing below it moves
+// when it is drawn). The static figure above it stays: the PDF, the notebooks and a reader
+// without JavaScript have that one.
+const d3 = globalThis.d3;
+
+/** A number as shown: rounded to significant digits, with thousands separators. */
+export const fmt = (v, digits = 3) =>
+  v.toLocaleString("en-US", {maximumSignificantDigits: digits});
+
+const CSS = `
+.explorable{margin:1.5rem 0;padding:.75rem;border:1px solid var(--pst-color-border);
+border-radius:.25rem;min-height:var(--explorable-height,0);max-width:100%;box-sizing:border-box}
+.explorable figcaption{font-weight:600;margin-bottom:.5rem}
+.explorable .explorable-controls{display:grid;gap:.25rem .75rem;align-items:center;
+grid-template-columns:minmax(7rem,max-content) 1fr 5.5rem;margin-bottom:.5rem}
+.explorable input[type=range]{width:100%;min-width:0;accent-color:var(--pst-color-primary)}
+.explorable output{font-variant-numeric:tabular-nums}
+.explorable .explorable-charts{display:flex;flex-wrap:wrap;gap:.5rem 1rem}
+.explorable .explorable-chart{flex:1 1 300px;min-width:0;max-width:100%}
+.explorable .explorable-chart>svg{display:block;width:100%;height:auto;
+color:var(--pst-color-text-base)}
+.explorable svg text{fill:currentColor;font-size:12px}
+.explorable .s1{stroke:var(--pst-color-primary);fill:none;stroke-width:2}
+.explorable .s2{stroke:var(--pst-color-secondary);fill:none;stroke-width:2;stroke-dasharray:6 3}
+.explorable .s3{stroke:currentColor;fill:none;stroke-width:1.5;stroke-dasharray:2 3}
+.explorable .a1{fill:var(--pst-color-primary);opacity:.25;stroke:none}
+.explorable .a2{fill:var(--pst-color-secondary);opacity:.25;stroke:none}
+.explorable .a3{fill:currentColor;opacity:.12;stroke:none}
+.explorable .dot{fill:var(--pst-color-primary);stroke:var(--pst-color-background);stroke-width:1.5}
+.explorable .legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;font-size:.9em;margin:.25rem 0}
+.explorable .legend svg{vertical-align:middle;margin-right:.3rem}
+.explorable .explorable-readout{display:grid;grid-template-columns:1fr max-content;gap:.1rem 1rem;
+margin:.5rem 0 0}
+.explorable .explorable-readout dd{margin:0;text-align:right}
+@media (max-width:500px){.explorable .explorable-controls{grid-template-columns:1fr 4.5rem}
+.explorable .explorable-controls label{grid-column:1/-1}}`;
+
+let uid = 0;
+const el = (tag, attrs = {}, text = null) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== null) node.textContent = text;
+  return node;
+};
+
+/** What an explorable's mount(ui) gets: builders of controls, charts and read-outs. */
+class UI {
+  constructor(figure, name) {
+    this.figure = figure;
+    this.name = name;
+    this.handlers = [];
+    this.controls = figure.appendChild(el("div", {class: "explorable-controls"}));
+    this.charts = figure.appendChild(el("div", {class: "explorable-charts"}));
+  }
+
+  /** A labelled range input over a list of values (a log grid, integers...), with its value
+   *  shown as text beside it and spoken as text (aria-valuetext). */
+  slider({key, label, values, value, format = String}) {
+    const id = `explorable-${this.name}-${key}-${++uid}`;
+    let index = values.indexOf(value);
+    if (index < 0) throw new Error(`${key}: ${value} is not one of its values`);
+    const input = el("input", {type: "range", id, min: 0, max: values.length - 1, step: 1,
+                               value: index, "data-key": key});
+    const output = el("output", {for: id, "data-key": key});
+    this.controls.append(el("label", {for: id}, label), input, output);
+    const show = () => {
+      const v = values[+input.value];
+      output.textContent = format(v);
+      output.dataset.value = String(v);
+      input.setAttribute("aria-valuetext", format(v));
+    };
+    show();
+    input.addEventListener("input", () => { show(); this.update(); });
+    return {get value() { return values[+input.value]; }, input};
+  }
+
+  /** A chart: an SVG with axes, a title for screen readers and a legend in HTML text. */
+  chart({title, x, y, xLabel, yLabel, legend = []}) {
+    const box = this.charts.appendChild(el("div", {class: "explorable-chart"}));
+    const svg = d3.select(box).append("svg").attr("role", "img")
+      .attr("aria-label", title).attr("data-chart", title);
+    const g = {box, svg, title, x, y, xLabel, yLabel};
+    g.axes = svg.append("g");
+    g.layers = svg.append("g");
+    if (legend.length) {
+      const list = box.appendChild(el("div", {class: "legend"}));
+      for (const [cls, text] of legend) {
+        const item = list.appendChild(el("span"));
+        const shape = cls.startsWith("a")
+          ? `<rect x="1" y="1" width="20" height="8" class="${cls}"></rect>`
+          : `<line x1="1" y1="5" x2="21" y2="5" class="${cls}"></line>`;
+        item.innerHTML = `<svg width="22" height="10" aria-hidden="true">${shape}</svg>`;
+        item.append(text);
+      }
+    }
+    return g;
+  }
+
+  /** Draw a chart's layers: {kind: "line"|"area"|"dots"|"vline", points|x, cls}. */
+  draw(g, layers) {
+    const width = Math.max(240, Math.min(640, g.box.clientWidth || 320));
+    const height = Math.round(Math.min(260, width * 0.62));
+    const m = {top: 10, right: 12, bottom: 40, left: 62};
+    g.svg.attr("viewBox", `0 0 ${width} ${height}`);
+    const sx = (g.x.log ? d3.scaleLog() : d3.scaleLinear()).domain(g.x.domain)
+      .range([m.left, width - m.right]);
+    const sy = (g.y.log ? d3.scaleLog() : d3.scaleLinear()).domain(g.y.domain)
+      .range([height - m.bottom, m.top]);
+    const ticks = Math.max(3, Math.floor(width / 90));
+    g.axes.selectAll("*").remove();
+    g.axes.append("g").attr("transform", `translate(0,${height - m.bottom})`)
+      .call(d3.axisBottom(sx).ticks(ticks, g.x.tickFormat || undefined));
+    g.axes.append("g").attr("transform", `translate(${m.left},0)`)
+      .call(d3.axisLeft(sy).ticks(5, g.y.tickFormat || undefined));
+    g.axes.append("text").attr("x", (m.left + width - m.right) / 2).attr("y", height - 6)
+      .attr("text-anchor", "middle").text(g.xLabel);
+    g.axes.append("text").attr("transform", `translate(12,${(height - m.bottom + m.top) / 2})` +
+      " rotate(-90)").attr("text-anchor", "middle").text(g.yLabel);
+    g.layers.selectAll("*").remove();
+    const clip = (v, s) => Math.max(Math.min(...s.range()), Math.min(Math.max(...s.range()), v));
+    const px = p => clip(sx(p[0]), sx), py = p => clip(sy(p[1]), sy);
+    for (const layer of layers) {
+      const kind = layer.kind || "line";
+      if (kind === "line") {
+        g.layers.append("path").attr("class", layer.cls)
+          .attr("d", d3.line().x(px).y(py)(layer.points));
+      } else if (kind === "area") {
+        g.layers.append("path").attr("class", layer.cls)
+          .attr("d", d3.area().x(px).y0(sy(g.y.domain[0])).y1(py)(layer.points));
+      } else if (kind === "band") {  // between two y values: points [x, y0, y1]
+        g.layers.append("path").attr("class", layer.cls).attr("d", d3.area().x(px)
+          .y0(p => clip(sy(p[1]), sy)).y1(p => clip(sy(p[2]), sy))(layer.points));
+      } else if (kind === "dots") {
+        for (const p of layer.points) {
+          g.layers.append("circle").attr("class", layer.cls || "dot")
+            .attr("cx", px(p)).attr("cy", py(p)).attr("r", 4.5);
+        }
+      } else if (kind === "vline") {
+        g.layers.append("line").attr("class", layer.cls).attr("x1", sx(layer.x))
+          .attr("x2", sx(layer.x)).attr("y1", sy.range()[0]).attr("y2", sy.range()[1]);
+      }
+    }
+  }
+
+  /** A list of named numbers shown as text: set(key, value, text). */
+  readout(items) {
+    const dl = this.figure.appendChild(el("dl", {class: "explorable-readout",
+                                                 "aria-live": "polite"}));
+    const outputs = {};
+    for (const [key, label] of items) {
+      dl.append(el("dt", {}, label));
+      const dd = dl.appendChild(el("dd"));
+      outputs[key] = dd.appendChild(el("output", {"data-key": key}));
+    }
+    return {
+      set(key, value, text) {
+        outputs[key].textContent = text;
+        outputs[key].dataset.value = String(value);
+      },
+    };
+  }
+
+  onUpdate(handler) { this.handlers.push(handler); }
+
+  update() {
+    for (const handler of this.handlers) handler();
+    this.figure.dataset.updates = String(+(this.figure.dataset.updates || 0) + 1);
+  }
+}
+
+const mount = (figure, name, api) => {
+  const ui = new UI(figure, name);
+  api.mount(ui);
+  ui.update();
+  figure.style.removeProperty("--explorable-height");
+  figure.dataset.ready = "true";
+  let width = figure.clientWidth;
+  new ResizeObserver(() => {
+    if (figure.clientWidth !== width) { width = figure.clientWidth; ui.update(); }
+  }).observe(figure);
+};
+
+export const register = (name, api) => {
+  if (!document.getElementById("explorable-style")) {
+    document.head.append(el("style", {id: "explorable-style"}, CSS));
+  }
+  const cells = document.querySelectorAll(`.cell.tag_explorable-${name}`);
+  const near = new IntersectionObserver(entries => {
+    for (const entry of entries) {
+      if (entry.isIntersecting) {
+        near.unobserve(entry.target);
+        mount(entry.target, name, api);
+      }
+    }
+  }, {rootMargin: "400px 0px"});
+  for (const cell of cells) {
+    const figure = el("figure", {class: "explorable", "data-explorable": name});
+    figure.style.setProperty("--explorable-height", `${api.height || 520}px`);
+    figure.append(el("figcaption", {}, `Explore: ${api.title}`));
+    cell.after(figure);
+    near.observe(figure);
+  }
+};
