@@ -15,13 +15,17 @@ raises into a sentence. The checks:
 * :func:`brute_force_sensitivity` and :func:`check_sensitivity`: a sensitivity against the
   largest change over every neighbour of every dataset in a small domain;
 * :func:`check_samples_follow`: a sampler's output against its exact distribution;
+* :func:`check_laplace_noise`: a Laplace mechanism's outputs against the exact Laplace
+  distribution around the true value (Kolmogorov-Smirnov, false-fail probability 10⁻⁶);
 * :func:`check_accountant`: an accountant's total against a reference accountant;
 * :func:`check_cost`: an exact privacy cost between the true cost and an accepted upper bound.
 
 Every check returns ``None``: nbgrader takes a number shown by a test cell as a partial score,
-and anything written to stderr (a warning) as a failure. It is copied beside every assignment notebook; ``make grade`` copies the instructor's copy over
-the student's before grading (nbgrader's autograde overwrites every non-notebook file with the
-source's), so a student cannot change what grades them.
+and anything written to stderr (a warning) as a failure. It is copied beside every assignment
+notebook, for the visible tests a student runs. ``make grade`` never uses that copy: it runs the
+checks from the instructor's own copy, in a process where the student's code cannot replace
+them (``isolate.py``), and :func:`call`'s time limit there is only a courtesy: the grader kills
+a problem's process after its own limit, which no ``except`` can catch.
 """
 
 from __future__ import annotations
@@ -362,6 +366,34 @@ def check_samples_follow(samples: Any, pmf: dict, what: str = "your sampler",
                 f"{what} gave {name} {count} times in {n} samples; the exact distribution "
                 f"gives it with probability {p:.4g}, so between {low:.0f} and {high:.0f} times "
                 f"(a correct sampler lands outside with probability below {false_fail:g})")
+
+
+def check_laplace_noise(samples: Any, center: float, scale: float,
+                        what: str = "your mechanism", false_fail: float = FALSE_FAIL) -> None:
+    """Outputs of a Laplace mechanism against Lap(``center``, ``scale``): the one-sample
+    Kolmogorov-Smirnov test (:func:`scipy.stats.kstest`) at level ``false_fail``.
+
+    The KS p-value of a correct mechanism is uniform on [0, 1], so a correct mechanism fails
+    with probability ``false_fail`` (10⁻⁶ by default). It catches a release that is not centred
+    on the true value, a wrong noise scale (too little or too much) and noise of another shape,
+    once the sample is large enough: at 10⁻⁶ the largest gap between the two CDFs must exceed
+    about 2.7/√n (3,000 samples: a scale off by a factor 2 or a shift of a quarter of the
+    scale fails almost surely; a scale off by 20% needs about 15,000).
+    """
+    from scipy.stats import kstest
+
+    values = np.asarray(samples, dtype=float).reshape(-1)
+    if values.size == 0 or not np.all(np.isfinite(values)):
+        raise CheckFailed(f"{what} returned no outputs, or NaN or infinite ones")
+    result = kstest(values, "laplace", args=(center, scale))
+    if not result.pvalue >= false_fail:
+        median, spread = float(np.median(values)), float(np.mean(np.abs(values - center)))
+        raise CheckFailed(
+            f"{what}'s outputs do not follow the Laplace distribution centred on the true value "
+            f"{center:.6g} with scale {scale:.4g}: their median is {median:.6g} and their mean "
+            f"distance from the true value {spread:.4g} (it should be about {scale:.4g}); "
+            f"Kolmogorov-Smirnov p-value {result.pvalue:.2g}, below {false_fail:g} (a correct "
+            f"mechanism fails this test with probability {false_fail:g})")
 
 
 def check_accountant(spent: Any, reference: float, what: str = "your accountant's total ε",

@@ -10,9 +10,9 @@ block and a ``markdown rubric`` block instead.
 * :func:`load_problems` reads them all; :meth:`Problem.constants` draws a variant's constants;
 * :func:`chapter_notebook` writes one chapter's nbgrader source notebook (the prompts converted
   by the reader edition's converter, ``_ext/reader_markdown.py``);
-* :func:`run_problem` grades one problem in this process, with the reference solution, a mutant
-  or any other code in place of the solution block: the same cells and the same points as
-  nbgrader's autograde, without a kernel (the tests' fast path).
+* :func:`run_problem` grades one problem as ``make grade`` does (in a process of its own,
+  :mod:`isolate`), with the reference solution, a mutant or any other code in place of the
+  solution block: the same cells and the same points as the release's.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 HERE = Path(__file__).resolve().parent
@@ -116,31 +117,60 @@ class Problem:
         """The grade id of a written answer's cell (nbgrader's gradebook knows it by that)."""
         return f"{self.pid}-answer"
 
-    def constants(self, variant: int = 0) -> dict[str, Any]:
+    def constants(self, variant: int = 0, draw: int | None = None) -> dict[str, Any]:
         """The problem's constants in ``variant``: 0 takes the first value of each list (the
-        chapter's), ``n > 0`` draws each from the list's other values with a generator seeded by
-        ``(n, problem id)``, and a fresh seed for each ``{seed: ...}``."""
+        chapter's) and each range's ``default``; ``n > 0`` draws each from the list's other
+        values (or the range's other values) with a generator seeded by ``(n, problem id)``, and
+        a fresh seed for each ``{seed: ...}``. ``draw`` (``make grade``: one seed per student and
+        problem, :func:`isolate.grading_seed`) draws them the same way from that seed.
+
+        A range is ``{default: d, low: a, high: b, step: s}``: the values a, a + s, ..., up to b,
+        except d (a draw never gives the public value)."""
         rng = None
-        if variant:
-            import numpy as np
+        if draw is not None:
+            rng = np.random.default_rng([draw, zlib.crc32(self.pid.encode())])
+        elif variant:
             rng = np.random.default_rng([variant, zlib.crc32(self.pid.encode())])
         out = {}
         for name, spec in (self.meta.get("constants") or {}).items():
             if isinstance(spec, dict) and set(spec) == {"seed"}:
                 out[name] = int(rng.integers(2**31 - 1)) if rng is not None else spec["seed"]
+            elif isinstance(spec, dict) and set(spec) == {"default", "low", "high", "step"}:
+                grid = _grid(spec, self.path, name)
+                out[name] = grid[int(rng.integers(len(grid)))] if rng is not None else \
+                    spec["default"]
             elif isinstance(spec, list) and spec:
                 # a variant draws from the other values: never the public numbers of variant 0
                 others = spec[1:] or spec
                 out[name] = others[int(rng.integers(len(others)))] if rng is not None else spec[0]
             else:
                 raise ProblemError(f"{self.path}: constant {name} must be a non-empty list of "
-                                   "values or {seed: <default>}")
+                                   "values, {seed: <default>} or {default, low, high, step}")
         return out
 
-    def setup_code(self, variant: int = 0) -> str:
-        lines = [f"{name} = {value!r}" for name, value in self.constants(variant).items()]
+    def setup_code(self, variant: int = 0, constants: dict[str, Any] | None = None) -> str:
+        values = self.constants(variant) if constants is None else constants
+        lines = [f"{name} = {value!r}" for name, value in values.items()]
         setup = [b.code for b in self.of("setup")]
         return "\n".join(lines + ([""] if lines and setup else []) + setup).strip() + "\n"
+
+
+def _grid(spec: dict, path: Path, name: str) -> list:
+    """A range constant's values other than its default (ints stay ints; floats are rounded to
+    the step's decimals, so the setup cell shows 0.35, not 0.35000000000000003)."""
+    low, high, step, default = spec["low"], spec["high"], spec["step"], spec["default"]
+    if not (step > 0 and low <= default <= high):
+        raise ProblemError(f"{path}: constant {name}: needs step > 0 and low <= default <= high")
+    count = int(round((high - low) / step)) + 1
+    if all(isinstance(v, int) for v in (low, high, step, default)):
+        values = [low + i * step for i in range(count)]
+    else:
+        decimals = max(0, -int(np.floor(np.log10(step))) + 2) if step < 1 else 6
+        values = [round(low + i * step, decimals) for i in range(count)]
+    values = [v for v in values if v != default and v <= high + 1e-12]
+    if not values:
+        raise ProblemError(f"{path}: constant {name}: the range holds only its default")
+    return values
 
 
 def _info(text: str, path: Path) -> Block:
@@ -326,7 +356,11 @@ def chapter_notebook(chapter: str, problems: list[Problem], variant: int = 0) ->
              "`YOUR ANSWER HERE` (it is graded by hand). The test cells below each problem check "
              "part of your answer now; hidden tests, which check the privacy of what you wrote, "
              "run when your work is graded. Restart the kernel and run all cells before you "
-             "hand it in. A function that runs more than a few seconds in a test is stopped "
+             "hand it in. When it is graded, only the cells where you write code are run, each "
+             "problem on its own and with other constants and data than here: put every "
+             "import and helper your functions need in those cells, and draw every random "
+             "number from the `rng` you are given. A problem whose code runs more than a "
+             "minute, or a function that runs more than a few seconds in a test, is stopped "
              "and that problem scores 0.")
     cells = [_cell("markdown", intro, {"grade_id": "intro", "locked": True}),
              _cell("code", PREAMBLE, {"grade_id": "preamble", "locked": True})]
@@ -346,6 +380,7 @@ class Outcome:
     score: float
     points: float
     feedback: list[str]
+    tampering: str = ""
 
     @property
     def full(self) -> bool:
@@ -353,42 +388,26 @@ class Outcome:
 
 
 def run_problem(problem: Problem, solution: str | None = None, variant: int = 0,
-                cell_seconds: float = 30.0) -> Outcome:
-    """Grade ``problem`` here, with ``solution`` (code) in place of the solution block.
+                cell_seconds: float = 30.0, seconds: float | None = None,
+                draw: int | None = None) -> Outcome:
+    """Grade ``problem`` as ``make grade`` does, with ``solution`` (code) in place of the
+    solution block.
 
     ``solution=None`` runs the reference; pass ``student_solution(problem)`` for the untouched
-    release. Each cell runs under ``cell_seconds`` (nbgrader's per-cell timeout); a test cell
-    scores its points when it raises nothing, as in nbgrader.
+    release. The code and the tests run in a process of their own (:mod:`isolate`), killed
+    after ``seconds`` (:data:`isolate.PROBLEM_SECONDS` by default); each cell is also stopped
+    after ``cell_seconds``. A test cell scores its points when it raises nothing, as in
+    nbgrader. ``draw`` draws the constants as ``make grade`` does for one student.
     """
-    import dpgrader
+    import isolate
 
     code = problem.one("solution").code if solution is None else solution
-    namespace: dict[str, Any] = {"__name__": "__main__"}
-    cwd = os.getcwd()
-    score, feedback = 0.0, []
-    sink = io.StringIO()
-    try:
-        os.chdir(ROOT)  # data/ is where dpgrader.load_adult looks, as in a release
-        with contextlib.redirect_stdout(sink):
-            exec(compile(PREAMBLE, "<preamble>", "exec"), namespace)
-            exec(compile(problem.setup_code(variant), f"<{problem.pid} setup>", "exec"),
-                 namespace)
-            try:
-                with dpgrader.time_limit(cell_seconds, "the solution cell"):
-                    exec(compile(code, f"<{problem.pid} solution>", "exec"), namespace)
-            except Exception:  # the student's cell raised: its tests will say what is missing
-                pass
-            for block in problem.of("test"):
-                try:
-                    with dpgrader.time_limit(cell_seconds, "the test cell"):
-                        points = _run_test_cell(block, namespace, problem.pid)
-                except Exception as error:  # noqa: BLE001  (nbgrader: any error scores 0)
-                    feedback.append(f"{type(error).__name__}: {error}")
-                else:
-                    score += points
-    finally:
-        os.chdir(cwd)
-    return Outcome(score=score, points=problem.points, feedback=feedback)
+    constants = problem.constants(variant, draw=draw)
+    result = isolate.grade_isolated(problem, code, constants,
+                                    seconds=isolate.PROBLEM_SECONDS if seconds is None
+                                    else seconds, cwd=ROOT, cell_seconds=cell_seconds)
+    return Outcome(score=result.score, points=problem.points, feedback=result.feedback,
+                   tampering=result.tampering)
 
 
 def _run_test_cell(block: Block, namespace: dict, pid: str) -> float:

@@ -6,7 +6,7 @@ Markers and options live in ``pytest.ini``. The tests are arranged by what they 
   ``test_helpers.py`` for the facade);
 * ``tests/chapters/test_<topic>.py``: one per chapter, ``chapters/<topic>.ipynb``;
 * ``tests/assignments/``: the instructor edition (``assignments/``): its grading library, every
-  problem graded in-process, and nbgrader end to end;
+  problem graded as ``make grade`` grades it, a corpus of submissions, and nbgrader end to end;
 * ``tests/site/test_<what>.py``: the build, the site, the browser, the PDF, the course archive,
   the workflows and the repository's own checks. Only these may carry the ``site``, ``browser``,
   ``pdf`` and ``bundle`` markers (an explicit ``pytestmark`` in the file); a package or chapter

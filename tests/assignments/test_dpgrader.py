@@ -183,3 +183,23 @@ def test_samples_follow_an_exact_distribution():
         dpgrader.check_samples_follow(rounded, pmf)
     with pytest.raises(dpgrader.CheckFailed, match="never takes"):
         dpgrader.check_samples_follow([0, 1, 2], {0: Fraction(1, 2), 1: Fraction(1, 2)})
+
+
+def test_laplace_noise_check_passes_laplace_and_refuses_a_shift_a_scale_and_a_shape():
+    # A correct sample passes on 200 seeds (each fails with probability 1e-6 by design: the KS
+    # p-value of the true distribution is uniform); 3,000 samples, as clipped-sum draws.
+    for seed in range(200):
+        sample = 50 + np.random.default_rng(seed).laplace(0.0, 4.0, size=3_000)
+        dpgrader.check_laplace_noise(sample, 50, 4.0)
+    draw = np.random.default_rng(7)
+    # the largest gap between the CDFs: 0.125 for twice the scale, 0.12 for a shift of a
+    # quarter scale, 0.062 for a Gaussian of the same variance; the KS statistic sqrt(n)·gap
+    # must pass about 2.7 to reach a p-value of 1e-6 (3,000 samples: 6.8 and 6.4; the shape
+    # needs more: 30,000 give 10.7)
+    wrong = {"twice the scale": 50 + draw.laplace(0.0, 8.0, size=3_000),
+             "centred elsewhere": 51 + draw.laplace(0.0, 4.0, size=3_000),
+             "Gaussian of the same variance": 50 + draw.normal(0.0, 4.0 * math.sqrt(2), 30_000),
+             "no noise": np.full(3_000, 50.0)}
+    for name, sample in wrong.items():
+        with pytest.raises(dpgrader.CheckFailed, match="Kolmogorov-Smirnov p-value"):
+            dpgrader.check_laplace_noise(sample, 50, 4.0)

@@ -1,16 +1,17 @@
-"""End to end through nbgrader: ``make assignments`` and ``make grade`` on one chapter.
+"""End to end: ``make assignments`` (nbgrader) and ``make grade`` on one chapter.
 
 Beside the scores: the written answer's cell in the release (no rubric), its hand grade through
 ``grades-written.csv``, the LMS exports and the feedback pages of a real batch (every message,
 no hidden test, which nbgrader's own ``generate_feedback`` would show).
 
-The fast, in-process grading of every problem is ``test_problems.py``; here a temporary course
-directory gets the laplace-mechanism assignment (nbgrader's ``generate_assignment``) and three
-students are autograded by nbgrader's ``autograde`` into the CSV: the reference solutions
+The grading of every problem alone is ``test_problems.py``, and a corpus of submissions is
+``test_corpus.py``; here a temporary course directory gets the laplace-mechanism assignment
+(nbgrader's ``generate_assignment``) and three students are graded into the CSV and nbgrader's
+gradebook: the reference solutions
 (full marks), the untouched release (0, with feedback in words) and a submission whose first
 problem raises in one function and loops forever in the other (0 for that problem only, the
 second problem full). The same batch holds what must not stop it: an empty file, invalid
-JSON, a kernel that dies, a misnamed file and a folder whose name is not a student id; an id
+JSON, code that kills its process, a misnamed file and a folder whose name is not a student id; an id
 with an ``@`` is graded.
 """
 
@@ -158,14 +159,13 @@ def batch(tmp_path_factory, course):
     return out, rows, said.getvalue()
 
 
-def test_make_grade_scores_reference_release_and_a_broken_submission(batch):
+def test_make_grade_scores_reference_release_and_a_broken_submission(batch, course):
     out, rows, said = batch
     problems = [p.pid for p in P.load_problems([CHAPTER])]
     autograded = [p.pid for p in AUTOGRADED]
     students = ("blank", "broken", "dies", "empty", "garbled", "jane.doe@uni.edu", "ref")
     assert sorted(rows) == sorted((s, p) for s in students for p in problems)
-    for student, why in (("empty", "empty (0 bytes)"), ("garbled", "not a readable notebook"),
-                         ("dies", "nbgrader could not grade")):
+    for student, why in (("empty", "empty (0 bytes)"), ("garbled", "not a readable notebook")):
         for pid in problems:
             row = rows[(student, pid)]
             assert row["score"] == "0" and float(row["max_score"]) > 0
@@ -175,7 +175,11 @@ def test_make_grade_scores_reference_release_and_a_broken_submission(batch):
         assert jane["score"] == jane["max_score"]
     assert f"  ref/{CHAPTER} (1).ipynb: not <chapter>.ipynb for a chapter" in said
     assert "  jane doe: not a valid student id (a student id holds letters" in said
-    assert "  dies/laplace-mechanism: not graded: nbgrader could not grade" in said
+    assert "dies/" not in said  # code that kills its process costs its problem only
+    died = rows[("dies", "clipped-sum")]
+    assert died["score"] == "0" and "the process running your code ended (exit status 1)" in \
+        died["feedback"], died
+    assert rows[("dies", "error-bound")]["score"] == rows[("dies", "error-bound")]["max_score"]
     for pid in autograded:
         ref = rows[("ref", pid)]
         assert ref["score"] == ref["max_score"] and ref["feedback"] == "all tests passed"
@@ -188,6 +192,19 @@ def test_make_grade_scores_reference_release_and_a_broken_submission(batch):
     assert "did not finish within 5 s" in stopped["feedback"]
     other = rows[("broken", "error-bound")]
     assert other["score"] == other["max_score"]
+
+    # nbgrader's gradebook holds the same scores, test cell by test cell
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        for student in ("ref", "blank", "broken", "dies", "jane.doe@uni.edu"):
+            total = gb.find_submission(CHAPTER, student).score
+            assert total == pytest.approx(sum(float(rows[(student, pid)]["score"])
+                                              for pid in autograded)), student
+    autograded = _cells(course / "autograded" / "blank" / CHAPTER / f"{CHAPTER}.ipynb")
+    shown = [o for c in autograded for o in c.get("outputs", []) if o["output_type"] == "error"]
+    assert shown and all("is not written yet" in o["evalue"] for o in shown)
+    assert not any(P.BEGIN_HIDDEN in "".join(c["source"]) for c in autograded)
 
 
 def test_written_answers_are_pending_until_graded_by_hand_then_exported(batch, course):

@@ -198,3 +198,26 @@ def test_plan_cost_takes_points_from_an_answer_that_would_let_the_analyst_oversp
     assert result.score < result.points
     assert any("less than the true cost" in f and "overspend" in f for f in result.feedback), \
         result.feedback
+
+
+# --- constants drawn at grading time -----------------------------------------------------------
+
+def test_ranges_draw_other_values_than_the_public_one_per_student_and_reproducibly():
+    import isolate
+
+    problem = next(p for p in PROBLEMS if (p.chapter, p.pid) == ("laplace-mechanism",
+                                                                 "clipped-sum"))
+    public = problem.constants(0)
+    assert (public["LOWER"], public["UPPER"], public["EPSILON"]) == (10, 80, 1.0)
+    draws = [problem.constants(0, draw=isolate.grading_seed(0, f"s{i}", problem.chapter,
+                                                            problem.pid)) for i in range(200)]
+    for d in draws:
+        assert d["LOWER"] != 10 and d["UPPER"] != 80 and d["EPSILON"] != 1.0
+        assert d["LOWER"] in range(5, 41, 5) and d["UPPER"] in range(50, 151, 10)
+        assert round(d["EPSILON"] * 10) == d["EPSILON"] * 10 and 0.2 <= d["EPSILON"] <= 3.0
+    assert len({tuple(sorted(d.items())) for d in draws}) == 200  # the seeds differ at least
+    assert len({d["EPSILON"] for d in draws}) == 28  # every value of the grid but the public
+    again = problem.constants(0, draw=isolate.grading_seed(0, "s0", problem.chapter,
+                                                           problem.pid))
+    assert again == draws[0]
+    assert isolate.grading_seed(0, "s0", "a", "b") != isolate.grading_seed(1, "s0", "a", "b")

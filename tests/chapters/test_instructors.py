@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "assignments"))
 
 import dpgrader  # noqa: E402
+import isolate  # noqa: E402
 import problems as P  # noqa: E402
 
 PAGE = (ROOT / "instructors.md").read_text(encoding="utf-8")
@@ -43,8 +44,10 @@ def nbgrader_config():
 def test_the_numbers_in_the_prose_are_the_codes():
     assert dpgrader.FALSE_FAIL == 1e-6 and "$10^{-6}$" in PAGE
     assert f"stopped after {dpgrader.TIME_LIMIT:g} seconds" in PAGE
+    # make grade's limit per problem, and the reason it gives
+    assert f"process after {isolate.PROBLEM_SECONDS:g} seconds" in PAGE
+    assert f'"time limit of {isolate.PROBLEM_SECONDS:g} s"' in PAGE
     config = nbgrader_config()
-    assert f"longer than {config.Execute.timeout} seconds" in PAGE
     assert config.Execute.interrupt_on_timeout is True
     assert f'course_id = "{config.CourseDirectory.course_id}"' in PAGE
 
