@@ -27,6 +27,7 @@ import build  # noqa: E402
 import corpus  # noqa: E402
 import grade  # noqa: E402
 import isolate  # noqa: E402
+from problems import load_problems  # noqa: E402
 
 SECONDS = 15
 
@@ -41,6 +42,12 @@ def graded(tmp_path_factory):
     status, said = _grade(subs, out, root)
     rows = {(r["student"], r["assignment"], r["problem"]): r
             for r in csv.DictReader(out.open(encoding="utf-8"))}
+    # the chapters' written answers are graded by hand (test_nbgrader.py): here, code only;
+    # no hand grade yet, so each scores 0 for now
+    written = {(p.chapter, p.pid) for p in load_problems([corpus.LAP, corpus.COMP])
+               if p.written}
+    assert all(r["score"] == "0" for k, r in rows.items() if k[1:] in written)
+    rows = {k: r for k, r in rows.items() if k[1:] not in written}
     return root, subs, status, said, rows
 
 
@@ -105,7 +112,9 @@ def test_a_regrade_gives_the_same_rows_and_students_draw_their_own_constants(gra
     status, _ = _grade(again, tmp_path / "again.csv", root)
     assert status == 0
     for row in csv.DictReader((tmp_path / "again.csv").open(encoding="utf-8")):
-        assert row == rows[(row["student"], row["assignment"], row["problem"])]
+        key = (row["student"], row["assignment"], row["problem"])
+        if key in rows:  # the code problems (a written answer waits for its hand grade)
+            assert row == rows[key]
     problem = corpus._problem(corpus.LAP, "clipped-sum")
     draws = {student: problem.constants(0, draw=isolate.grading_seed(0, student, corpus.LAP,
                                                                      "clipped-sum"))
