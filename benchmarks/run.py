@@ -465,6 +465,17 @@ def reading_section(root: Path) -> list[str]:
     return lines
 
 
+def stale_installs(r: dict, now: str | None = None) -> str:
+    """What the report says when its install figures (CI, the venv, make book) were measured
+    with other lock files than the repository's now: they inform about those, not these."""
+    now = lock_hash() if now is None else now
+    if r.get("ci_lock_hash") == now:
+        return ""
+    return (f" **The lock files have changed since** (now {now}): the CI, venv and `make book` "
+            "figures below describe the old ones until `make benchmark ARGS=--installs-only` "
+            "measures them again.")
+
+
 def markdown(r: dict) -> str:
     def ok(name: str) -> str:
         if name not in r["targets_met"]:
@@ -480,7 +491,7 @@ def markdown(r: dict) -> str:
         f"Measured {r['measured_at']} on {r['machine']} by `make benchmark` "
         f"(one BLAS thread, `PYTHONHASHSEED=0`; CI measured {r.get('ci_measured_at', 'never')}, "
         f"with lock files {r.get('ci_lock_hash', 'unrecorded')}: the first 12 hex digits of the "
-        f"SHA-256 of {', '.join(f'`{name}`' for name in LOCK_FILES)}).",
+        f"SHA-256 of {', '.join(f'`{name}`' for name in LOCK_FILES)})." + stale_installs(r),
         "",
         "| measure | value | target | status |",
         "|---|---|---|---|",

@@ -41,7 +41,7 @@ SINGLE_MEANING = {
     r"\\mu\b": {"approximate-dp", "gaussian-calibration",                    # Gaussian test
                 "privacy-profiles-and-attackers", "privacy-accounting",
                 "accountants-compared", "amplification-by-subsampling",
-                "census-2020-in-three-currencies"},
+                "census-2020-in-three-currencies", "dp-in-the-wild"},
     # a lone q (no subscript, star or partner p): the sampling rate
     r"(?<![\\\w])q(?![\w^*{])": {"privacy-accounting", "private-machine-learning",
                                   "amplification-by-subsampling", "renyi-dp-and-zcdp",

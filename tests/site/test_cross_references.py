@@ -43,6 +43,12 @@ ELSEWHERE = {
     "mutmut-stats.json": "mutmut's statistics, in its git-ignored work directory mutants/",
     "m.py": "a made-up module path in tests/site/test_benchmarks.py's mutation-report tests",
     "grades.csv": "the scores `make grade` writes (assignments/grade.py), git-ignored",
+    "LICENSE-d3.txt": "d3's licences, written beside d3.js in the built site by _ext/course_site/explorables.py",
+    "empty/laplace-mechanism.ipynb": "a corpus submission tests/assignments/corpus.py writes in a temporary folder",
+    "garbled/laplace-mechanism.ipynb": "a corpus submission tests/assignments/corpus.py writes in a temporary folder",
+    "jane doe/laplace-mechanism.ipynb": "a corpus submission tests/assignments/corpus.py writes in a temporary folder",
+    "doe/laplace-mechanism.ipynb": "part of a corpus submission's path (\"jane doe/...\") in tests/assignments/corpus.py",
+    "again.csv": "the re-grade's CSV tests/assignments/test_corpus.py writes in a temporary folder",
     "grades-canvas.csv": "the Canvas export `make grade` writes (assignments/exports.py), git-ignored",
     "grades-moodle.csv": "the Moodle export `make grade` writes (assignments/exports.py), git-ignored",
     "grades-written.csv": "the written answers to grade (assignments/written.py), git-ignored",
@@ -78,7 +84,7 @@ def mentioned_files_that_do_not_exist(path: Path, text: str) -> list[str]:
     for mention in FILE_MENTION.findall(text):
         clean = mention.removeprefix("dp-course/").removeprefix("./")
         candidates = [ROOT / clean, path.parent / clean]
-        if any(c.exists() for c in candidates) or Path(clean).name in ELSEWHERE:
+        if any(c.exists() for c in candidates) or {clean, Path(clean).name} & ELSEWHERE.keys():
             continue
         if "/" not in clean and clean in names:
             continue

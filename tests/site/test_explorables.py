@@ -1,4 +1,4 @@
-"""The explorables (issue 42; ``_ext/explorables/README.md`` is their contract).
+"""The explorables (issue 42; ``_ext/course_site/explorables.py``'s docstring is their contract).
 
 * **Their numbers are the course's.** Each explorable's compute functions run under Node and are
   compared with ``dpcourse``, the chapter's own code or scipy at several settings, to 1e-9
