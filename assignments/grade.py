@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import re
 import shutil
 import sys
@@ -293,16 +292,8 @@ def _record(course: Path, results: dict, problems: dict | None = None) -> None:
 
 def _release_answer(course: Path, problem: Any) -> str:
     """The text the release gave a written answer's cell (nbgrader's placeholder)."""
-    release = course / "release" / problem.chapter / f"{problem.chapter}.ipynb"
-    try:
-        cells = json.loads(release.read_text(encoding="utf-8"))["cells"]
-    except (OSError, ValueError, KeyError):
-        return ""
-    for cell in cells:
-        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == problem.answer_id:
-            source = cell.get("source", "")
-            return "".join(source) if isinstance(source, list) else source
-    return ""
+    return written.cell_text(course / "release" / problem.chapter / f"{problem.chapter}.ipynb",
+                             problem)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -94,7 +94,12 @@ def apply(rows: list[dict], course: Path = HERE) -> list[dict]:
 
 def answer_text(course: Path, student: str, problem) -> str:
     """The student's answer, from the notebook ``make grade`` autograded."""
-    path = course / "autograded" / student / problem.chapter / f"{problem.chapter}.ipynb"
+    return cell_text(course / "autograded" / student / problem.chapter
+                     / f"{problem.chapter}.ipynb", problem)
+
+
+def cell_text(path: Path, problem) -> str:
+    """The text of ``problem``'s answer cell in the notebook ``path`` ("" if there is none)."""
     try:
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     except (OSError, ValueError, KeyError):

@@ -209,7 +209,8 @@ def share_beyond(sensitivity, epsilon, t, n, rng):
     return 0.05
 """
 
-#: plan-cost, from tests/assignments/test_problems.py's tighter and halfway answers.
+#: plan-cost: a tighter, correct replace-one cost (each histogram's two largest per-bin epsilons),
+#: and one halfway between it and the bound 2·max (test_problems.py grades them too).
 TIGHTER = """
 from fractions import Fraction
 

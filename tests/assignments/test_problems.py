@@ -16,7 +16,9 @@ import pytest
 
 ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
 sys.path.insert(0, str(ASSIGNMENTS))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import corpus  # noqa: E402  (tests/assignments/corpus.py, beside this file)
 import problems as P  # noqa: E402
 
 #: The autograded problems (written answers are graded by hand: test_exports.py checks them).
@@ -152,33 +154,10 @@ def test_prompts_refuse_roles_the_build_cannot_resolve():
 PLAN_COST = next(i for i, p in enumerate(PROBLEMS) if (p.chapter, p.pid) == ("composition",
                                                                               "plan-cost"))
 
-#: A student's tighter, correct answer: under replace-one a row moves between two different
-#: bins, so each histogram costs its two largest per-bin epsilons (written without sorting).
-TIGHTER = """
-from fractions import Fraction
-
-
-def plan_cost(plan, neighbours):
-    if neighbours not in ("add/remove", "replace-one"):
-        raise ValueError(neighbours)
-    total = Fraction(0)
-    for histogram in plan:
-        eps = [Fraction(e) for e in histogram]
-        if not eps:
-            raise ValueError("a histogram needs a bin")
-        if neighbours == "add/remove":
-            total += max(eps)
-        elif len(eps) > 1:
-            first = max(eps)
-            rest = list(eps)
-            rest.remove(first)
-            total += first + max(rest)
-    return total
-"""
-
-#: Halfway between the exact cost and the bound: still a correct upper bound.
-HALFWAY = TIGHTER.replace("            total += first + max(rest)\n",
-                          "            total += (first + max(rest) + 2 * first) / 2\n")
+#: A student's tighter, correct answer (each histogram costs its two largest per-bin epsilons,
+#: written without sorting), and one halfway between it and the bound 2·max: tests/assignments/
+#: corpus.py holds them, for the corpus too.
+TIGHTER, HALFWAY = corpus.TIGHTER, corpus.HALFWAY
 
 #: An overspending answer: under replace-one it charges the largest and the smallest epsilon.
 OVERSPEND = TIGHTER.replace("total += first + max(rest)", "total += first + min(rest)")

@@ -345,8 +345,7 @@ def test_each_is_declared_by_its_chapter_once():
 
 # --- in the browser ---------------------------------------------------------------------------
 
-from test_browser import (PageVisit, browser, chromium_path, site_url,  # noqa: E402,F401
-                          stored_theme)
+from test_browser import PageVisit, browser, chromium_path, site_url  # noqa: E402,F401
 from test_explorables import _drawn, _mounted, _set_by_keyboard, _shown  # noqa: E402
 
 
@@ -427,46 +426,4 @@ def test_explorable_moves_and_shows_the_python_numbers(browser, site_url, ch, na
         v.close()
 
 
-@pytest.mark.browser
-@pytest.mark.parametrize("theme", ["light", "dark"])
-@pytest.mark.parametrize("name", list(BROWSER_CASES))
-def test_explorable_is_accessible_in_both_themes_and_fits_a_phone(browser, site_url, name,
-                                                                   theme):
-    """axe finds no serious or critical violation with the explorable drawn, and on a 390 px
-    phone the page is no wider than the screen."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    for width in (1280, 390):
-        context = browser.new_context(viewport={"width": width, "height": 900})
-        try:
-            page = context.new_page()
-            page.add_init_script(stored_theme(theme))
-            page.goto(f"{site_url}/chapters/{PAGES[name]}.html", wait_until="load")
-            page.wait_for_load_state("networkidle")
-            figure = _mounted(page, name)
-            assert page.evaluate("() => document.documentElement.dataset.theme") == theme
-            if width == 390:
-                assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-                box = figure.bounding_box()
-                assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
-                continue
-            results = Axe().run(page, context={"include": [[f'figure[data-explorable="{name}"]']]})
-            bad = [(viol["id"], viol["impact"], [n["target"] for n in viol["nodes"]][:3])
-                   for viol in results.response["violations"]
-                   if viol["impact"] in ("serious", "critical")]
-            assert bad == [], bad
-        finally:
-            context.close()
-
-
-@pytest.mark.browser
-def test_without_javascript_the_static_figures_stay(browser, site_url):
-    context = browser.new_context(java_script_enabled=False)
-    try:
-        page = context.new_page()
-        for name, chapter in PAGES.items():
-            page.goto(f"{site_url}/chapters/{chapter}.html", wait_until="load")
-            assert page.locator("figure.explorable").count() == 0
-            assert page.locator(f".cell.tag_explorable-{name} .cell_output img").count() >= 1
-    finally:
-        context.close()
+# Accessibility, a phone and the page without JavaScript: test_explorables.py checks all six.
