@@ -56,6 +56,8 @@ def _numbers_as_on_the_site(app: Sphinx) -> None:
 def _back_matter(app: Sphinx, config) -> None:
     """Name the first unnumbered part of ``_toc.yml`` to ``course-pdf.sty``: it starts the
     back matter (``\\coursebackmatterpart``, compared with each part's title)."""
+    if not (Path(app.srcdir) / "_toc.yml").exists():
+        return  # a plain Sphinx project: no parts, no back matter
     captions = [caption for caption, numbered, _ in toc_parts(Path(app.srcdir))
                 if caption and not numbered]
     if captions:
