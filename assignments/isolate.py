@@ -255,10 +255,10 @@ _TIME_LIMIT_CODES = tuple(c for c in _checks.time_limit.__wrapped__.__code__.co_
 
 class _Guard:
     """What the checks use, compared after every call of the student's functions and after
-    every cell: the entries of the watched modules and of the tests' namespace (after a call:
-    by CPython's dict version tags, a few microseconds; where a tag moved, entry by entry), the
-    modules in ``sys.modules``, the code of the checks' functions, and, after each cell, every
-    module of the packages the checks use."""
+    every cell: the entries of the watched modules and of the tests' namespace, the modules in
+    ``sys.modules``, the code of the checks' functions, and, after each cell, every module of
+    the packages the checks use. A module's entries are compared by CPython's dict version tag
+    (PEP 509: a few microseconds), entry by entry only where the tag moved."""
 
     def __init__(self, tests: dict) -> None:
         self.tampered: str | None = None
@@ -284,6 +284,8 @@ class _Guard:
                      for name, m in self.modules.items()
                      if isinstance(m, types.ModuleType)
                      and name.split(".")[0] in FULL_PACKAGES]
+        self.full_readers = [_version_reader(d) if self.fast else None for _, d, _ in self.full]
+        self.full_tags = [r.value if r is not None else 0 for r in self.full_readers]
         self.names = {name for name in self.modules if name != "__main__"}
         # what could run the student's code in the middle of a check: signal handlers, the
         # garbage collector's callbacks and finalizers, import and display hooks
@@ -328,21 +330,27 @@ class _Guard:
                           "checks use")
             entries[index] = (label, d, _dict_state(d))
 
+    def _compare_tagged(self, entries: list, readers: list, tags: list, where: str) -> None:
+        """:meth:`_compare`, entry by entry only for the dicts whose version tag moved."""
+        if not self.fast:
+            self._compare(entries, where)
+            return
+        for index, reader in enumerate(readers):
+            if reader.value != tags[index]:
+                entry = [entries[index]]
+                self._compare(entry, where)
+                entries[index] = entry[0]
+                tags[index] = reader.value
+
     def after_call(self, where: str, tests_before: Any = None) -> None:
         if self.tampered is not None:
             raise Tampering(self.tampered)
+        self._compare_tagged(self.light, self.readers, self.tags, where)
         if self.fast:
-            for index, reader in enumerate(self.readers):
-                if reader.value != self.tags[index]:
-                    entry = [self.light[index]]
-                    self._compare(entry, where)
-                    self.light[index] = entry[0]
-                    self.tags[index] = reader.value
             if tests_before is not None and self.tests_reader.value != tests_before:
                 self.flag(f"{where} changed a name of the tests' namespace, which the checks "
                           "use")
         else:
-            self._compare(self.light, where)
             if tests_before is not None:
                 self._compare([("the tests' namespace", self.tests, tests_before)], where)
         for name, module in self.watched_modules:
@@ -362,13 +370,12 @@ class _Guard:
             if changed:
                 self.flag(f"{where} replaced `dpgrader.{changed[0]}` (the grader runs its own "
                           "copy of the checks, so this changed nothing but is flagged)")
-        self._compare(self.light, where)
-        self.tags = [r.value if r is not None else 0 for r in self.readers]
+        self._compare_tagged(self.light, self.readers, self.tags, where)
         for f, code, defaults, kwdefaults in self.code:
             if (f.__code__ is not code or f.__defaults__ is not defaults
                     or f.__kwdefaults__ is not kwdefaults):
                 self.flag(f"{where} changed the function `{f.__module__}.{f.__name__}`")
-        self._compare(self.full, where)
+        self._compare_tagged(self.full, self.full_readers, self.full_tags, where)
         for name in self.names:
             if sys.modules.get(name) is not self.modules[name] and name != "dpgrader":
                 self.flag(f"{where} replaced the module `{name}` in sys.modules")
@@ -626,6 +633,10 @@ def run_cells(problem: P.Problem, code: str, constants: dict[str, Any],
     import contextlib
     import io
 
+    # What the grader's process holds (numpy, scipy, pandas, the checks) is not garbage: the
+    # collections after each cell (:meth:`_Guard.after_cell`) need only look at what this child
+    # makes from here on (the setup's data, the student's objects), not the whole heap again.
+    gc.freeze()
     result = Result(pid=problem.pid, points=problem.points)
     trusted: dict[str, Any] = {"__name__": "__grader__", "__builtins__": builtins,
                                "dpgrader": _checks}
