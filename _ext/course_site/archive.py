@@ -11,6 +11,7 @@ the archive's full URL instead of "the whole course archive".
 
 from __future__ import annotations
 
+import functools
 import zipfile
 from pathlib import Path
 
@@ -26,12 +27,24 @@ ALONE_MESSAGE = "download the whole course archive (course.zip)"
 def toc_parts(srcdir: Path) -> list[tuple[str, bool, dict[str, list[str]]]]:
     """``_toc.yml``, read here only (by sphinx-external-toc, as Jupyter Book reads it): each
     part's caption, whether it is numbered, and its notebook chapters, each with its "Going
-    deeper" section pages (``sections:``), in reading order."""
-    site = parse_toc_yaml(srcdir / "_toc.yml")
-    return [(part.caption, part.numbered,
-             {str(doc): [str(s) for tree in site[str(doc)].subtrees for s in tree.items]
-              for doc in part.items if (srcdir / f"{doc}.ipynb").exists()})
-            for part in site.root.subtrees]
+    deeper" section pages (``sections:``), in reading order. Parsed once per version of the
+    file (the syllabus asks for it once a chapter)."""
+    toc = Path(srcdir) / "_toc.yml"
+    stat = toc.stat()
+    return [(caption, numbered, {doc: list(sections) for doc, sections in chapters
+                                 if (Path(srcdir) / f"{doc}.ipynb").exists()})
+            for caption, numbered, chapters in _parsed_toc(str(toc), stat.st_mtime_ns,
+                                                           stat.st_size)]
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed_toc(toc: str, mtime_ns: int, size: int) -> tuple:
+    site = parse_toc_yaml(toc)
+    return tuple((part.caption, part.numbered,
+                  tuple((str(doc), tuple(str(s) for tree in site[str(doc)].subtrees
+                                         for s in tree.items))
+                        for doc in part.items))
+                 for part in site.root.subtrees)
 
 
 def toc_chapters(srcdir: Path) -> list[tuple[str, str]]:

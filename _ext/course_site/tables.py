@@ -13,6 +13,7 @@ Sphinx fills in with the chapter's own heading.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
@@ -100,8 +101,15 @@ def reading_time(path: Path | str) -> ReadingTime:
 
     Words: the Markdown cells without MyST markup (fences, options, labels, role names).
     Code lines: the non-blank lines of code cells whose source the page shows (not tagged
-    ``remove-input``, ``remove-cell`` or ``hide-input``). Outputs do not count.
+    ``remove-input``, ``remove-cell`` or ``hide-input``). Outputs do not count. Counted once
+    per version of the file.
     """
+    stat = Path(path).stat()
+    return _reading_time(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=256)
+def _reading_time(path: str, mtime_ns: int, size: int) -> ReadingTime:
     cells = json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
     words = lines = 0
     inside = False
