@@ -29,9 +29,10 @@ BIN := $(VENV)/bin
 NB ?= chapters/*.ipynb
 JOBS ?= 2
 # pytest-xdist: test files spread over TEST_JOBS processes, each file whole in one of them (its
-# module and session fixtures built once per process). TEST_JOBS=0 runs in this process.
+# module and session fixtures built once per process), but the browser's page-by-page files
+# spread by page (tests/conftest.py names the groups). TEST_JOBS=0 runs in this process.
 TEST_JOBS ?= 2
-XDIST := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
+XDIST := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadgroup)
 # The Python version the stored outputs were made with (runtime.txt, which Binder reads too).
 RUNTIME := $(patsubst python-%,%,$(strip $(file < runtime.txt)))
 # The PDF edition's file name (latex.latex_documents.targetname in _config.yml); the site

@@ -125,9 +125,21 @@ def chapter_fixtures(chapter: str, names: list[str]) -> tuple[Any, Any]:
     return ch, g
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Markers follow the folders: a build marker in ``tests/package/`` or ``tests/chapters/``
-    is an error (those tests run in ``make unit``, before anything is built)."""
+    is an error (those tests run in ``make unit``, before anything is built).
+
+    And the workers of ``make test`` (pytest-xdist's ``--dist loadgroup``) take a test file
+    whole, its module fixtures built once, except a file marked ``per_page``: its tests go
+    page by page (each page's tests on one worker, sharing that page's visit), so no worker
+    waits while the other runs a hundred pages alone.
+    """
+    for item in items:
+        group = item.path.name
+        if item.get_closest_marker("per_page") and hasattr(item, "callspec"):
+            group += ":" + item.callspec.id
+        item.add_marker(pytest.mark.xdist_group(group))
     here = Path(__file__).resolve().parent
     unit_folders = (here / "package", here / "chapters")
     misplaced = [item.nodeid for item in items

@@ -27,7 +27,7 @@ import pytest
 from test_browser import browser, chromium_path, site_url  # noqa: F401  (fixtures)
 from test_build_math import count_source_formulas  # noqa: E402
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.per_page]
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
