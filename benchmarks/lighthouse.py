@@ -264,9 +264,16 @@ def _conditions(results: dict) -> str:
     index = sorted({r.get(key, 0) for r in results.values()
                     for key in ("benchmark_index", "benchmark_index_max")} - {0})
     if "cpu_slowdown" in first:
+        calibrations: dict[tuple[float, float], int] = {}
+        for r in results.values():
+            key = (r["cpu_slowdown"], r["calibration_index"])
+            calibrations[key] = calibrations.get(key, 0) + 1
+        each = [f"{slowdown:.2f}x from the host's benchmark index {index:.0f}"
+                + (f" ({n} page{'s' if n != 1 else ''})" if len(calibrations) > 1 else "")
+                for (slowdown, index), n in calibrations.items()]
         cpu = (f"calibrated to Lighthouse's reference phone: the CPU slowdown "
-               f"{first['cpu_slowdown']:.2f}x from the host's benchmark index "
-               f"{first['calibration_index']:.0f} (the median of three calibration runs; "
+               f"{', and '.join(each)} (the median of three calibration runs"
+               f"{' each' if len(calibrations) > 1 else ''}; "
                f"3 + (index - 1300) / 233, its throttling guide's calculator)")
         loads = [r["load_max"] for r in results.values() if "load_max" in r]
         if loads:

@@ -328,6 +328,10 @@ def main() -> None:
     parser.add_argument("--lighthouse-pages", nargs="+", metavar="PAGE",
                         help="run Lighthouse on these pages only (e.g. chapters/sensitivity.html);"
                              " default: every page (5 runs each: hours)")
+    parser.add_argument("--lighthouse-add", metavar="JSON",
+                        help="add the pages of a calibrated measurement (`lighthouse.py "
+                             "--calibrated --json JSON`, made after the report's) to the "
+                             "report's Lighthouse table; each page keeps its own conditions")
     parser.add_argument("--grading-students", type=int, default=grading.CLASS_SIZE,
                         help="how many synthetic submissions the grading benchmark grades "
                              "(below 80, the report extrapolates to 80 and says so)")
@@ -343,6 +347,10 @@ def main() -> None:
         return write_report({**previous, "grading": grading.measure(args.grading_students)})
     if args.pages_only:
         return write_report({**previous, **measure_pages(previous, args.lighthouse_pages)})
+    if args.lighthouse_add:
+        extra = json.loads(Path(args.lighthouse_add).read_text(encoding="utf-8"))
+        return write_report(add_lighthouse(previous, extra, dt.datetime.fromtimestamp(
+            Path(args.lighthouse_add).stat().st_mtime, dt.timezone.utc)))
     if args.installs_only:
         return write_report({**previous, **measure_installs()})
     results: dict[str, object] = {
@@ -405,6 +413,25 @@ def measure_pages(previous: dict | None = None,
                                                     runs=LIGHTHOUSE_RUNS)
     out["lighthouse_measured_at"] = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return out
+
+
+def add_lighthouse(report: dict, extra: dict, measured: dt.datetime) -> dict:
+    """``report`` with the calibrated Lighthouse results ``extra`` (page -> record, as
+    :func:`lighthouse.calibrated_pages` writes them), measured at ``measured``, added to its
+    own: a page measured in both keeps the newer record, and the time of each measurement is
+    kept with the number of pages it gave."""
+    if not extra or any("cpu_slowdown" not in r for r in extra.values()):
+        raise ValueError("extra: a calibrated measurement (lighthouse.py --calibrated) is needed")
+    if any("cpu_slowdown" not in r for r in report.get("lighthouse", {}).values()):
+        raise ValueError("report: its Lighthouse measurement is not calibrated; measure again")
+    kept = {p: r for p, r in report.get("lighthouse", {}).items() if p not in extra}
+    when = measured.strftime("%Y-%m-%d %H:%M UTC")
+    stamp = report.get("lighthouse_measured_at", "")
+    def pages(n: int) -> str:
+        return f"{n} page{'s' if n != 1 else ''}"
+
+    stamp = f"{stamp} ({pages(len(kept))}) and {when} ({pages(len(extra))})" if kept else when
+    return {**report, "lighthouse": {**kept, **extra}, "lighthouse_measured_at": stamp}
 
 
 def write_report(results: dict) -> None:
