@@ -3,15 +3,16 @@
 One chapter's assignment (``CHAPTER`` unless ``--chapter``) is generated into a temporary
 nbgrader course directory (``assignments/build.py``), N students each hand in the instructor's
 notebook (the reference solutions: every check runs to its end, the slowest case for a correct
-class), and ``assignments/grade.py`` grades the batch as ``make grade`` does: nbgrader's
-autograde of every notebook, the per-problem CSV, the LMS exports and the feedback pages. The
-generation is not timed; the grading is, wall clock, once, with the CPU seconds of nbgrader
-and its kernels beside it and the machine's load average: on a shared machine the wall time
-says as much about the other jobs as about the grader.
+class), and ``assignments/grade.py`` grades the batch as ``make grade`` does: each problem of
+each notebook in a forked process of its own (``assignments/isolate.py``), nbgrader's gradebook,
+the per-problem CSV, the LMS exports and the feedback pages. The generation is not timed; the
+grading is, wall clock, once, with the CPU seconds of those processes beside it and the
+machine's load average: on a shared machine the wall time says as much about the other jobs as
+about the grader.
 
 The issue's target is 80 students in at most ``TARGET_80_S`` seconds. Run at N < 80, the report
-also gives the time extrapolated to 80 (linear in N: each notebook is graded in its own kernel,
-one after the other) and says that it is an extrapolation; at N >= 80 it gives none.
+also gives the time extrapolated to 80 (linear in N: the notebooks are graded one after the
+other) and says that it is an extrapolation; at N >= 80 it gives none.
 
 ``python benchmarks/grading.py --students N`` measures and prints, without touching the report;
 ``make benchmark ARGS="--grading-only --grading-students N"`` writes the ``grading`` entry of
@@ -79,8 +80,8 @@ def measure(students: int, chapter: str = CHAPTER) -> dict:
     full = sum(r["score"] == r["max_score"] for r in autograded)
     result = {"chapter": chapter, "students": students, "seconds": seconds,
               "per_student_s": seconds / students,
-              # CPU seconds of nbgrader and its kernels: a busy machine stretches the wall
-              # time, not these; and the load average when the batch started
+              # CPU seconds of the grading processes (one forked per problem): a busy
+              # machine stretches the wall time, not these; and the load average at the start
               "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
               "load_average": load,
               "extrapolated_80_s": extrapolate(seconds, students),
@@ -93,14 +94,15 @@ def measure(students: int, chapter: str = CHAPTER) -> dict:
 def markdown(g: dict) -> list[str]:
     lines = ["", "## Grading a class (`make grade`, issue #41)", "",
              f"{g['students']} synthetic correct submissions of `{g['chapter']}` (the reference "
-             f"solutions), graded in one batch as `make grade` does (autograde, CSV, exports, "
-             f"feedback), measured {g['measured_at']}: {g['full_marks']} at full marks.", "",
+             f"solutions), graded in one batch as `make grade` does (a process per problem, "
+             f"gradebook, CSV, exports, feedback), measured {g['measured_at']}: {g['full_marks']} at full marks.", "",
              "| measure | value |", "|---|---|",
              f"| students (N) | {g['students']} |",
              f"| wall time, whole batch | {g['seconds']:.1f} s |",
              f"| per student | {g['per_student_s']:.2f} s |"]
     if "cpu_s" in g:
-        lines += [f"| CPU time of nbgrader and its kernels | {g['cpu_s']:.1f} s |",
+        lines += [f"| CPU time of the grading processes (one per problem) "
+                  f"| {g['cpu_s']:.1f} s |",
                   f"| load average (1 min) when the batch started | {g['load_average']:.1f} |"]
     if g.get("extrapolated_80_s") is not None:
         verdict = "within" if g["extrapolated_80_s"] <= TARGET_80_S else "**over**"
