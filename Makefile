@@ -33,6 +33,9 @@ JOBS ?= 2
 # spread by page (tests/conftest.py names the groups). TEST_JOBS=0 runs in this process.
 TEST_JOBS ?= 2
 XDIST := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadgroup)
+# nbval: each notebook whole on one worker, its cells in one kernel (tests/conftest.py, which
+# names the groups above, is not loaded for chapters/*.ipynb)
+XDIST_NOTEBOOKS := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)
 # The Python version the stored outputs were made with (runtime.txt, which Binder reads too).
 RUNTIME := $(patsubst python-%,%,$(strip $(file < runtime.txt)))
 # The PDF edition's file name (latex.latex_documents.targetname in _config.yml); the site
@@ -144,7 +147,7 @@ unit: venv
 	    --cov=chapters --cov-branch --cov-report=term-missing --cov-fail-under=95
 
 nbval: venv
-	$(PYTEST) $(XDIST) --nbval $(NB) --nbval-sanitize-with tests/sanitize.cfg --nbval-current-env
+	$(PYTEST) $(XDIST_NOTEBOOKS) --nbval $(NB) --nbval-sanitize-with tests/sanitize.cfg --nbval-current-env
 
 # Stored outputs must not depend on the CPU: the same check under OpenBLAS's generic kernel
 # (Prescott), which make test runs beside the default one, and under every kernel this CPU can
