@@ -350,9 +350,8 @@ class _Guard:
             if tests_before is not None and self.tests_reader.value != tests_before:
                 self.flag(f"{where} changed a name of the tests' namespace, which the checks "
                           "use")
-        else:
-            if tests_before is not None:
-                self._compare([("the tests' namespace", self.tests, tests_before)], where)
+        elif tests_before is not None:
+            self._compare([("the tests' namespace", self.tests, tests_before)], where)
         for name, module in self.watched_modules:
             if sys.modules.get(name) is not module:
                 self.flag(f"{where} replaced the module `{name}` in sys.modules")

@@ -254,6 +254,11 @@ def misses(lighthouse: dict, weights: dict) -> dict[str, list[str]]:
     return out
 
 
+def page_count(n: int) -> str:
+    """"1 page", "9 pages"."""
+    return f"{n} page{'s' if n != 1 else ''}"
+
+
 def _conditions(results: dict) -> str:
     """How a measurement was made, from its records: throttling, runs, compression, index."""
     first = next(iter(results.values()))
@@ -269,7 +274,7 @@ def _conditions(results: dict) -> str:
             key = (r["cpu_slowdown"], r["calibration_index"])
             calibrations[key] = calibrations.get(key, 0) + 1
         each = [f"{slowdown:.2f}x from the host's benchmark index {index:.0f}"
-                + (f" ({n} page{'s' if n != 1 else ''})" if len(calibrations) > 1 else "")
+                + (f" ({page_count(n)})" if len(calibrations) > 1 else "")
                 for (slowdown, index), n in calibrations.items()]
         cpu = (f"calibrated to Lighthouse's reference phone: the CPU slowdown "
                f"{', and '.join(each)} (the median of three calibration runs"

@@ -426,11 +426,9 @@ def add_lighthouse(report: dict, extra: dict, measured: dt.datetime) -> dict:
         raise ValueError("report: its Lighthouse measurement is not calibrated; measure again")
     kept = {p: r for p, r in report.get("lighthouse", {}).items() if p not in extra}
     when = measured.strftime("%Y-%m-%d %H:%M UTC")
-    stamp = report.get("lighthouse_measured_at", "")
-    def pages(n: int) -> str:
-        return f"{n} page{'s' if n != 1 else ''}"
-
-    stamp = f"{stamp} ({pages(len(kept))}) and {when} ({pages(len(extra))})" if kept else when
+    before = report.get("lighthouse_measured_at", "")
+    stamp = (f"{before} ({lighthouse.page_count(len(kept))}) and {when} "
+             f"({lighthouse.page_count(len(extra))})" if kept else when)
     return {**report, "lighthouse": {**kept, **extra}, "lighthouse_measured_at": stamp}
 
 
