@@ -8,6 +8,7 @@ and names the workaround to delete.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -332,3 +333,26 @@ def test_the_course_head_loads_its_own_icons_and_stylesheet_and_resolves_the_mod
     for font in (fonts / "course-webfonts").glob("*.woff2"):
         assert font.stat().st_size < (fonts / "webfonts" / font.name).stat().st_size / 4
         assert f"course-webfonts/{font.name}" in ours
+
+
+def _blocking_scripts(head: str) -> list[str]:
+    """The scripts of ``head`` that hold up parsing (no defer, async or type="module")."""
+    tags = re.findall(r"<script\b([^>]*)\bsrc=\"([^\"?]+)", head)
+    return [src.rsplit("/", 1)[-1] for attrs, src in tags
+            if not re.search(r"\b(defer|async)\b|type=\"module\"", attrs)]
+
+
+def test_no_script_of_the_head_holds_up_the_first_paint(tmp_path):
+    """Issue #39: every script of a page's head runs once the page is parsed, in its order, but
+    documentation_options.js (an inline script of the head extends it at once); the search
+    page keeps its scripts as they are (its searchtools.js calls doctools.js as it loads)."""
+    extensions = ["sphinx_copybutton", "sphinx_togglebutton"]
+    (tmp_path / "stock").mkdir()
+    (tmp_path / "course").mkdir()
+    stock, _ = _theme_page(tmp_path / "stock", extensions)
+    assert {"doctools.js", "copybutton.js", "togglebutton.js"} <= set(_blocking_scripts(stock))
+    head, out = _theme_page(tmp_path / "course", [*extensions, "course_site.upstream_workarounds"])
+    assert _blocking_scripts(head) == ["documentation_options.js"]
+    assert "copybutton.js" in head and "togglebutton.js" in head
+    search = (out / "search.html").read_text(encoding="utf-8").split("</head>")[0]
+    assert {"doctools.js", "searchtools.js"} <= set(_blocking_scripts(search))
