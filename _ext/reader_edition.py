@@ -30,7 +30,6 @@ import hashlib
 import json
 import posixpath
 import weakref
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +39,8 @@ from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
-from course_site.archive import ARCHIVE_NAME, ARCHIVE_ROOT
+from course_site.archive import (ARCHIVE_NAME, ARCHIVE_ROOT, name_the_archive_in_downloads,
+                                 write_course_archive)
 from course_site.location import course_location
 from course_site.tables import is_chapter_notebook, page_reading_line
 from reader_markdown import Resolved, escape, first_cell, reader_notebook
@@ -187,31 +187,21 @@ def reader_notebooks(app: Sphinx) -> dict[str, Path]:
             if is_chapter_notebook(app.env, d) and (folder / f"{d}.ipynb").exists()}
 
 
-def _serve_downloads(app: Sphinx, exception: Exception | None) -> None:
-    """The download button's notebooks (``_sources``) become the reader edition."""
+def _write_reader_edition(app: Sphinx, exception: Exception | None) -> None:
+    """The download button's notebooks (``_sources``) and ``course.zip``, in the reader
+    edition; the downloads name the archive's URL when the site's is known."""
     if exception is not None or app.builder.format != "html":
         return
-    for docname, path in reader_notebooks(app).items():
-        target = Path(app.outdir) / "_sources" / f"{docname}.ipynb"
+    outdir, notebooks = Path(app.outdir), reader_notebooks(app)
+    for docname, path in notebooks.items():
+        target = outdir / "_sources" / f"{docname}.ipynb"
         if target.parent.exists():
             target.write_bytes(path.read_bytes())
-
-
-def _put_in_archive(app: Sphinx, exception: Exception | None) -> None:
-    """``course.zip`` (written by course_site) carries the reader edition of every chapter."""
-    archive = Path(app.outdir) / ARCHIVE_NAME
-    if exception is not None or app.builder.format != "html" or not archive.exists():
-        return
-    replace = {f"{ARCHIVE_ROOT}/{d}.ipynb": p.read_bytes()
-               for d, p in reader_notebooks(app).items()}
-    with zipfile.ZipFile(archive) as zf:
-        entries = [(info, replace.get(info.filename) or zf.read(info)) for info in zf.infolist()]
-    missing = set(replace) - {info.filename for info, _ in entries}
-    if missing:
-        raise ValueError(f"course.zip has no {sorted(missing)}")
-    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        for info, data in entries:  # same names, dates and order: still reproducible
-            zf.writestr(info, data)
+    where = course_location(app.config)
+    name_the_archive_in_downloads(outdir, where)
+    write_course_archive(Path(app.srcdir), outdir / ARCHIVE_NAME, where,
+                         {f"{ARCHIVE_ROOT}/{d}.ipynb": p.read_bytes()
+                          for d, p in notebooks.items()})
 
 
 def _code_digest() -> str:
@@ -226,7 +216,5 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_config_value("reader_edition_code", _code_digest(), "env")
     app.add_post_transform(RecordReferences)
     app.connect("doctree-resolved", _on_doctree_resolved)
-    # before course_site (900) names the archive in the downloads, after it writes course.zip
-    app.connect("build-finished", _serve_downloads, priority=800)
-    app.connect("build-finished", _put_in_archive, priority=950)
+    app.connect("build-finished", _write_reader_edition)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

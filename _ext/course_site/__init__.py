@@ -4,7 +4,7 @@ What Jupyter Book 1.x does not do on its own, one module per concern; each modul
 says what it changes and why:
 
 * course content: :mod:`.location` (where the course lives, the footer), :mod:`.archive`
-  (``course.zip``), :mod:`.tables` (the run-time and syllabus tables, and each chapter's
+  (what ``course.zip`` holds), :mod:`.tables` (the run-time and syllabus tables, and each chapter's
   reading time under its title), :mod:`.assignments` (the instructors' problem list),
   :mod:`.explorables` (figures the reader drives, on the pages that declare one);
 * page weight: :mod:`.page_weight` (figures that load lazily, no unused sphinx-design assets);
@@ -15,25 +15,15 @@ says what it changes and why:
 No module sets attributes on another extension or on Sphinx's objects, and none rewrites a
 page or an asset that Sphinx wrote: what a page loads is changed through the templates and the
 ``html-page-context`` event (the one rewrite left is :func:`.archive.name_the_archive_in_downloads`,
-on the reader edition's downloads).
+on the reader edition's downloads, which ``reader_edition.py`` writes with ``course.zip``).
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from sphinx.application import Sphinx
 
 from . import (archive, assignments, explorables, location, page_weight, tables,
                upstream_workarounds)
-
-
-def _write_course_archive(app: Sphinx, exception: Exception | None) -> None:
-    if exception is not None or app.builder.format != "html":
-        return
-    outdir, where = Path(app.outdir), location.course_location(app.config)
-    archive.write_course_archive(Path(app.srcdir), outdir / archive.ARCHIVE_NAME, where)
-    archive.name_the_archive_in_downloads(outdir, where)
 
 
 def setup(app: Sphinx) -> dict[str, object]:
@@ -47,7 +37,6 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("html-page-context", tables.next_core_page)
     app.add_post_transform(page_weight.LazyFigures)
     app.connect("html-page-context", page_weight.drop_unused_design_files)
-    app.connect("build-finished", _write_course_archive, priority=900)
     explorables.setup(app)
     upstream_workarounds.setup(app)
     return {"version": "3.0", "parallel_read_safe": True, "parallel_write_safe": True}

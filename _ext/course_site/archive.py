@@ -1,11 +1,12 @@
 """``course.zip``: the notebook edition of the course, as one reproducible download.
 
 What it changes, and why: a reader who downloads one notebook cannot run it without the shared
-code and the data beside it. After an HTML build this module writes ``course.zip`` into the
-site: every notebook, ``chapters/helpers.py`` and the ``dpcourse`` package, the data and the
+code and the data beside it. After an HTML build, ``course.zip`` in the site
+holds every notebook, ``chapters/helpers.py`` and the ``dpcourse`` package, the data and the
 script that builds it, the pinned requirements, the licences, the citation file and a README of
-its own. Entries are sorted and dated 2024-01-01, so the archive is the same byte for byte from
-build to build. When the site's URL is known, the notebooks the site offers for download name
+its own, with the notebooks in their reader edition (``reader_edition.py`` writes the archive,
+once, when the build has made them). Entries are sorted and dated 2024-01-01, so the archive is
+the same byte for byte from build to build. When the site's URL is known, the notebooks the site offers for download name
 the archive's full URL instead of "the whole course archive".
 """
 
@@ -128,11 +129,21 @@ to it are synthetic. To cite the course, see `CITATION.cff`.
 
 
 def write_course_archive(srcdir: Path, destination: Path,
-                         where: dict[str, str] | None = None) -> Path:
-    """Write the reproducible course archive to ``destination`` and return its path."""
+                         where: dict[str, str] | None = None,
+                         notebooks: dict[str, bytes] | None = None) -> Path:
+    """Write the reproducible course archive to ``destination`` and return its path.
+
+    ``notebooks`` maps archive names (``dp-course/chapters/x.ipynb``) to the notebooks to pack
+    there instead of the repository's (the reader edition); each name must be one of the
+    archive's, or ``ValueError`` names those that are not."""
     where = where or {"repository": "", "branch": "main", "site": ""}
+    notebooks = notebooks or {}
+    files = course_files(srcdir)
+    unknown = set(notebooks) - {arc for _, arc in files}
+    if unknown:
+        raise ValueError(f"notebooks: not in course.zip: {sorted(unknown)}")
     destination.parent.mkdir(parents=True, exist_ok=True)
-    entries = [(src.read_bytes(), arc) for src, arc in course_files(srcdir)]
+    entries = [(notebooks.get(arc) or src.read_bytes(), arc) for src, arc in files]
     entries.append((archive_readme(srcdir, where).encode("utf-8"), f"{ARCHIVE_ROOT}/README.md"))
     with zipfile.ZipFile(destination, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for data, arcname in sorted(entries, key=lambda e: e[1]):
