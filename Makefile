@@ -53,7 +53,7 @@ export TZ := UTC
 export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 .PHONY: python-version venv venv-build node-build node-all actionlint book pdf test unit nbval \
-    nbval-generic nbval-kernels built site browser notebooks benchmark mutation data lock clean \
+    nbval-kernels built site browser notebooks benchmark mutation data lock clean \
     assignments grade grade-written venv-python
 
 python-version:
@@ -149,12 +149,10 @@ unit: venv
 nbval: venv
 	$(PYTEST) $(XDIST_NOTEBOOKS) --nbval $(NB) --nbval-sanitize-with tests/sanitize.cfg --nbval-current-env
 
-# Stored outputs must not depend on the CPU: the same check under OpenBLAS's generic kernel
-# (Prescott), which make test runs beside the default one, and under every kernel this CPU can
-# run (a kernel it cannot run is skipped and listed)
-nbval-generic: venv
-	OPENBLAS_CORETYPE=Prescott $(MAKE) --no-print-directory nbval
-
+# Stored outputs must not depend on the CPU: the same check under every OpenBLAS kernel this CPU
+# can run (a kernel it cannot run is skipped and listed). make test runs nbval under the kernel
+# the CPU picks, and again under the generic one (Prescott) on course.zip's notebooks
+# (tests/site/test_bundle.py)
 KERNELS ?= Prescott Nehalem Sandybridge Haswell SkylakeX Cooperlake SapphireRapids
 nbval-kernels: venv
 	@$(BIN)/python .ci/blas_kernels.py $(KERNELS) -- $(MAKE) --no-print-directory nbval

@@ -35,10 +35,10 @@ class Phase:
 PHASES = [
     Phase("unit", "unit", "unit, chapter, data and structure tests; coverage of chapters/"),
     Phase("nbval", "nbval", "every notebook re-run, stored outputs compared"),
-    Phase("nbval-generic", "nbval-generic", "the same under OpenBLAS's generic kernel (Prescott)"),
     Phase("book", "book", "the website, warning-free", junit=False),
     Phase("pdf", "pdf", "the PDF edition, warning-free", junit=False, when="pdf"),
-    Phase("built", "built", "site, browser, archive and PDF tests", needs=("book", "pdf")),
+    Phase("built", "built", "site, browser, archive (nbval under OpenBLAS's generic kernel) and "
+          "PDF tests", needs=("book", "pdf")),
 ]
 
 
