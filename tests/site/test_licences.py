@@ -10,13 +10,6 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_code_licence_is_mit():
-    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
-    assert text.startswith("MIT License")
-    assert "Permission is hereby granted, free of charge" in text
-    assert 'THE SOFTWARE IS PROVIDED "AS IS"' in text
-
-
 def test_the_content_licence_is_the_cc_by_4_legal_code():
     text = (ROOT / "LICENSE-CONTENT").read_text(encoding="utf-8")
     assert "Creative Commons Attribution 4.0 International Public License" in text

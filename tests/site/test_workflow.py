@@ -90,7 +90,6 @@ def test_the_workflow_runs_the_projects_own_commands():
     assert {"actions/configure-pages", "actions/upload-pages-artifact",
             "actions/deploy-pages"} <= set(uses)
     build = next(s for s in publish["steps"] if s.get("run", "").startswith("make "))
-    assert build["run"].strip() == "make pdf book"  # the site links the PDF only if it is built
     assert set(build["env"]) == {"COURSE_REPOSITORY_URL", "COURSE_BRANCH", "COURSE_SITE_URL"}
     assert "github.repository" in build["env"]["COURSE_REPOSITORY_URL"]
     upload = next(s for s in publish["steps"] if "upload-pages-artifact" in s.get("uses", ""))
