@@ -38,7 +38,8 @@ for _path in (ROOT / "_ext", ROOT / "chapters", HERE):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-from reader_markdown import (  # noqa: E402  (the path above)
+from course_site.archive import toc_chapters  # noqa: E402  (the path above)
+from reader_markdown import (  # noqa: E402
     ReaderEditionError, Resolved, blocks, convert_markdown, role_source, roles)
 
 KINDS = ("setup", "solution", "test", "mutant", "alternative")
@@ -57,10 +58,8 @@ class ProblemError(ValueError):
 
 
 def chapter_order() -> list[str]:
-    """Chapter names in the book's order (``_toc.yml``)."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    return [c["file"].split("/")[-1] for part in toc["parts"] for c in part["chapters"]
-            if c["file"].startswith("chapters/")]
+    """Chapter names in the book's order (``_toc.yml``, read by :mod:`course_site.archive`)."""
+    return [doc.split("/")[-1] for _, doc in toc_chapters(ROOT) if doc.startswith("chapters/")]
 
 
 def chapter_title(chapter: str) -> str:
