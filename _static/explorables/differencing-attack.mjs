@@ -29,7 +29,7 @@ register("differencing-attack", {
       legend: [["s1", "Igor obese (true difference 1)"], ["s2", "not obese (0)"],
                ["a1", "misjudged"]]});
     const out = ui.readout([
-      ["success", "attack success"], ["bound", "DP bound"], ["total", "ε of all answers, kε"],
+      ["success", "attack success"], ["bound", "DP bound"], ["total", "privacy loss between the worlds, kε"],
       ["sd", "sd of the averaged difference, 2b/√k"]]);
     ui.onUpdate(() => {
       const e = eps.value, kk = k.value, tt = t.value;

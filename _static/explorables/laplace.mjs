@@ -26,7 +26,7 @@ register("laplace", {
     const out = ui.readout([
       ["scale", "Laplace scale b = Δf/ε"], ["sd", "standard deviation √2·b"],
       ["loss", "largest privacy loss"], ["misjudged", "outputs misjudged (nearer guess)"],
-      ["least", "least error of any test, 1/(1 + e^ε)"]]);
+      ["least", "no test errs less than 1/(1 + e^ε)"]]);
     ui.onUpdate(() => {
       const e = eps.value, d = sens.value, b = d / e;
       const ys = [];
