@@ -37,7 +37,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = ROOT / "chapters"
-for path in (CHAPTERS, Path(__file__).resolve().parent):
+for path in (CHAPTERS, Path(__file__).resolve().parent, ROOT / "_ext"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 

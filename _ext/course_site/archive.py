@@ -30,12 +30,22 @@ def toc_parts(srcdir: Path) -> list[tuple[str, bool, dict[str, list[str]]]]:
     part's caption, whether it is numbered, and its notebook chapters, each with its "Going
     deeper" section pages (``sections:``), in reading order. Parsed once per version of the
     file (the syllabus asks for it once a chapter)."""
-    toc = Path(srcdir) / "_toc.yml"
-    stat = toc.stat()
     return [(caption, numbered, {doc: list(sections) for doc, sections in chapters
                                  if (Path(srcdir) / f"{doc}.ipynb").exists()})
-            for caption, numbered, chapters in _parsed_toc(str(toc), stat.st_mtime_ns,
-                                                           stat.st_size)]
+            for caption, numbered, chapters in _toc(srcdir)]
+
+
+def toc_outline(srcdir: Path) -> list[tuple[str, bool, list[str]]]:
+    """Each part's caption, whether it is numbered, and all its documents (notebooks and
+    Markdown pages alike, without their section pages), in reading order."""
+    return [(caption, numbered, [doc for doc, _ in chapters])
+            for caption, numbered, chapters in _toc(srcdir)]
+
+
+def _toc(srcdir: Path) -> tuple:
+    toc = Path(srcdir) / "_toc.yml"
+    stat = toc.stat()
+    return _parsed_toc(str(toc), stat.st_mtime_ns, stat.st_size)
 
 
 @functools.lru_cache(maxsize=8)
@@ -46,6 +56,17 @@ def _parsed_toc(toc: str, mtime_ns: int, size: int) -> tuple:
                                          for s in tree.items))
                         for doc in part.items))
                  for part in site.root.subtrees)
+
+
+def toc_documents(srcdir: Path) -> list[str]:
+    """Every document of ``_toc.yml`` in reading order, notebooks and Markdown pages alike: the
+    root, then each part's documents, each followed by its section pages."""
+    site = parse_toc_yaml(str(Path(srcdir) / "_toc.yml"))
+
+    def walk(doc: str) -> list[str]:
+        return [doc] + [d for tree in site[doc].subtrees for item in tree.items
+                        for d in walk(str(item))]
+    return walk(site.root.docname)
 
 
 def toc_chapters(srcdir: Path) -> list[tuple[str, str]]:

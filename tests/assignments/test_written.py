@@ -8,18 +8,17 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "assignments"))
 
 import problems as P  # noqa: E402
+from course_site.archive import toc_parts  # noqa: E402
 
 
 def parts() -> dict[str, list[str]]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    return {part["caption"]: [c["file"].split("/")[-1] for c in part["chapters"]]
-            for part in toc["parts"] if part["caption"].startswith("Part ")}
+    return {caption: [doc.split("/")[-1] for doc in chapters]
+            for caption, _, chapters in toc_parts(ROOT) if caption.startswith("Part ")}
 
 
 def test_every_part_of_the_book_has_a_written_answer_with_a_rubric():

@@ -16,7 +16,6 @@ import json
 import os
 import re
 import shutil
-import sys
 import threading
 import zipfile
 from pathlib import Path
@@ -24,9 +23,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
-from course_site.archive import course_files  # noqa: E402
-from course_site.icons import THEME_CSS  # noqa: E402
+from course_site.archive import course_files, toc_documents
+from course_site.icons import THEME_CSS
 
 pytestmark = [pytest.mark.browser, pytest.mark.per_page]
 
@@ -40,9 +38,7 @@ CHROMIUM_ARGS = [
 
 def _toc_pages() -> list[str]:
     """Every document in _toc.yml, as a path relative to the site root without suffix."""
-    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
-    root = re.search(r"^root:\s*(\S+)", toc, flags=re.M).group(1)
-    return [root] + re.findall(r"^\s*-\s*file:\s*(\S+)", toc, flags=re.M)
+    return toc_documents(ROOT)
 
 
 PAGES = _toc_pages()

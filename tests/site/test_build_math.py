@@ -25,8 +25,8 @@ pytestmark = pytest.mark.site
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
 TEMML = ROOT / "node_modules" / "temml"
-sys.path.insert(0, str(ROOT / "_ext"))
 import build_math  # noqa: E402
+from course_site.archive import toc_documents  # noqa: E402
 
 _FENCE = re.compile(r"^(```+|~~~+)(.*?)\n(.*?)^\1\s*$", re.S | re.M)
 
@@ -57,9 +57,7 @@ def count_source_formulas(text: str) -> int:
 
 
 def _documents() -> list[str]:
-    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
-    root = re.search(r"^root:\s*(\S+)", toc, flags=re.M)[1]
-    return [root] + re.findall(r"^\s*-\s*file:\s*(\S+)", toc, flags=re.M)
+    return toc_documents(ROOT)
 
 
 def _source(doc: str) -> str:

@@ -15,16 +15,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
+from course_site.archive import toc_chapters, toc_documents, toc_sections
 
 TESTS = Path(__file__).resolve().parents[1]
 ROOT = TESTS.parent
-_TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
 #: the chapters' notebooks; a "Going deeper" section page (``sections:`` in _toc.yml) is tested
 #: in its chapter's test file
-CHAPTER_NOTEBOOKS = [ROOT / f"{entry['file']}.ipynb" for part in _TOC["parts"]
-                     for entry in part["chapters"]
-                     if (ROOT / f"{entry['file']}.ipynb").exists()]
+CHAPTER_NOTEBOOKS = [ROOT / f"{doc}.ipynb" for _, doc in toc_chapters(ROOT)]
 MODULES = sorted(p.stem for p in (ROOT / "chapters" / "dpcourse").glob("*.py") if p.stem != "__init__")
 
 
@@ -39,18 +36,15 @@ def _test_name(stem: str) -> str:
 def test_every_chapter_has_its_test_file_and_every_chapter_test_names_a_page():
     """A chapter's "Going deeper" section pages (``sections:`` in ``_toc.yml``) are tested in a
     test file of their own, or in their chapter's test file, which then names each of them."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    chapters = [entry for part in toc["parts"] for entry in part["chapters"]]
     assert {_test_name(nb.stem) for nb in CHAPTER_NOTEBOOKS} <= _test_files("chapters")
-    for entry in chapters:
-        for section in entry.get("sections", []):
-            name = Path(section["file"]).name
+    for doc, sections in toc_sections(ROOT).items():
+        for section in sections:
+            name = Path(section).name
             if _test_name(name) not in _test_files("chapters"):
-                tests = (TESTS / "chapters" / _test_name(Path(entry["file"]).name)).read_text(
+                tests = (TESTS / "chapters" / _test_name(Path(doc).name)).read_text(
                     encoding="utf-8")
                 assert f'"{name}"' in tests, f"no test file tests {name}"
-    pages = [toc["root"]] + [entry["file"] for entry in chapters] + [
-        section["file"] for entry in chapters for section in entry.get("sections", [])]
+    pages = toc_documents(ROOT)
     allowed = {_test_name(Path(page).name) for page in pages}
     assert _test_files("chapters") <= allowed, sorted(_test_files("chapters") - allowed)
 

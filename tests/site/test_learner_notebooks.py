@@ -21,6 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from course_site.archive import toc_chapters, toc_sections
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = sorted((ROOT / "chapters").glob("*.ipynb"))
@@ -121,11 +122,7 @@ def test_agreed_placements_of_printed_helpers():
 
 
 def _toc_order() -> list[str]:
-    import yaml
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    return [ch["file"].split("/")[-1] for part in toc["parts"] for ch in part["chapters"]
-            if ch["file"].startswith("chapters/")]
+    return [doc.split("/")[-1] for _, doc in toc_chapters(ROOT) if doc.startswith("chapters/")]
 
 
 def prerequisite_problems(stem: str, first_markdown: str, order: list[str]) -> list[str]:
@@ -175,12 +172,8 @@ def test_prerequisites_block(path):
                          ids=lambda p: p.stem)
 def test_a_going_deeper_page_opens_with_what_it_assumes_from_its_chapter(path):
     """A section page has no prerequisites block: its first paragraph names its chapter."""
-    import yaml
-
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    family = next([ch["file"]] + [s["file"] for s in ch.get("sections", [])]
-                  for part in toc["parts"] for ch in part["chapters"]
-                  if f"chapters/{path.stem}" in [s["file"] for s in ch.get("sections", [])])
+    family = next([doc, *sections] for doc, sections in toc_sections(ROOT).items()
+                  if f"chapters/{path.stem}" in sections)
     first = next(_source(c) for c in _cells(path) if c["cell_type"] == "markdown")
     opening = first.split("\n\n")[1]
     # it names the core (or the page of the same chapter it builds on) and what it takes from it

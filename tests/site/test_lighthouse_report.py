@@ -8,7 +8,6 @@ the targets are met. A target met again must come off the list.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -19,6 +18,7 @@ pytestmark = pytest.mark.site
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import lighthouse  # noqa: E402
+from course_site.archive import toc_documents  # noqa: E402
 
 #: Issue 23's targets this measurement misses, and why (see benchmarks/report.md).
 KNOWN_MISSES = {
@@ -48,9 +48,7 @@ def _report() -> dict:
 
 
 def _toc_pages() -> set[str]:
-    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
-    root = re.search(r"^root:\s*(\S+)", toc, flags=re.M)[1]
-    return {f"{p}.html" for p in [root] + re.findall(r"^\s*-\s*file:\s*(\S+)", toc, flags=re.M)}
+    return {f"{doc}.html" for doc in toc_documents(ROOT)}
 
 
 def test_lighthouse_measured_pages_of_the_book_before_and_after():

@@ -14,15 +14,13 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
+from course_site.archive import toc_outline, toc_sections
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "chapters").glob("*.ipynb"))
-TOC = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-TOC_FILES = [ch["file"] for part in TOC["parts"] for ch in part["chapters"]]
+TOC_FILES = [doc for _, _, docs in toc_outline(ROOT) for doc in docs]
 #: "Going deeper" section pages (``sections:`` under a chapter): a chapter's optional depth
-SECTION_FILES = [s["file"] for part in TOC["parts"] for ch in part["chapters"]
-                 for s in ch.get("sections", [])]
+SECTION_FILES = [s for sections in toc_sections(ROOT).values() for s in sections]
 CHAPTER_NOTEBOOKS = [p for p in NOTEBOOKS if f"chapters/{p.stem}" in TOC_FILES]
 SECTION_NOTEBOOKS = [p for p in NOTEBOOKS if f"chapters/{p.stem}" in SECTION_FILES]
 
@@ -47,9 +45,9 @@ def test_there_are_notebooks_and_all_are_in_the_toc():
 
 def test_chapter_parts_are_numbered_by_the_table_of_contents():
     """Readers see numbers from _toc.yml (``numbered: true``), never typed into a file name."""
-    for part in TOC["parts"]:
-        has_notebook = any((ROOT / f"{ch['file']}.ipynb").exists() for ch in part["chapters"])
-        assert part.get("numbered", False) == has_notebook, part["caption"]
+    for caption, numbered, docs in toc_outline(ROOT):
+        has_notebook = any((ROOT / f"{doc}.ipynb").exists() for doc in docs)
+        assert numbered == has_notebook, caption
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

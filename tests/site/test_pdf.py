@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
+from course_site.archive import toc_outline, toc_sections
 
 pytestmark = pytest.mark.pdf
 
@@ -28,10 +28,8 @@ def text(pdf) -> str:
 
 
 def _notebooks() -> list[dict]:
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     # every chapter and its going-deeper sections: the PDF holds them all
-    files = [f for part in toc["parts"] for c in part["chapters"]
-             for f in [c["file"], *(s["file"] for s in c.get("sections", []))]]
+    files = [f for doc, sections in toc_sections(ROOT).items() for f in [doc, *sections]]
     return [json.loads((ROOT / f"{f}.ipynb").read_text(encoding="utf-8"))
             for f in files if (ROOT / f"{f}.ipynb").exists()]
 
@@ -48,9 +46,8 @@ def test_the_pdf_is_a_book(pdf):
 
 def test_every_chapter_and_part_title_is_in_the_pdf(text):
     flat = _squash(text).replace("\u2019", "'")  # LaTeX curls a title's apostrophe
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    for part in toc["parts"]:
-        assert _squash(part["caption"]) in flat, part["caption"]
+    for caption, _, _ in toc_outline(ROOT):
+        assert _squash(caption) in flat, caption
     for nb in _notebooks():
         title = next(line[2:] for c in nb["cells"] if c["cell_type"] == "markdown"
                      for line in "".join(c["source"]).splitlines() if line.startswith("# "))

@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-import yaml
+from course_site.archive import toc_outline
 
 pytestmark = pytest.mark.pdf
 
@@ -83,14 +83,10 @@ def _contents(pdf_path: Path) -> list[str]:
     text = subprocess.run(["pdftotext", "-layout", "-l", "20", str(pdf_path), "-"],
                           capture_output=True, text=True, check=True).stdout
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    first = _toc()["parts"][0]["caption"]
+    first = toc_outline(ROOT)[0][0]
     start = next(i for i, line in enumerate(lines) if first in line)
     end = next(i for i in range(start, len(lines)) if re.match(r"^Index\s+\d+$", lines[i]))
     return lines[start:end + 1]
-
-
-def _toc() -> dict:
-    return yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
 
 
 def _title(docname: str) -> str:
@@ -115,7 +111,7 @@ def test_no_text_in_the_footer_band(pdf):
 
 def test_contents_name_each_part_once(pdf):
     contents = _contents(pdf)
-    captions = [part["caption"] for part in _toc()["parts"]]
+    captions = [caption for caption, _, _ in toc_outline(ROOT)]
     doubled = [line for line in contents if re.match(r"^[IVXLC]+\s+\S", line)]
     assert doubled == [], doubled  # a LaTeX part number before the part's own title
     for caption in captions:
@@ -124,15 +120,15 @@ def test_contents_name_each_part_once(pdf):
 
 
 def test_reference_pages_are_unnumbered_back_matter(pdf):
-    parts = _toc()["parts"]
-    numbered = [c["file"] for p in parts if p.get("numbered") for c in p["chapters"]]
-    back = [p for p in parts if not p.get("numbered")]
-    assert len(back) == 1 and back[0] is parts[-1] and len(back[0]["chapters"]) >= 5
+    parts = toc_outline(ROOT)
+    numbered = [doc for _, is_numbered, docs in parts if is_numbered for doc in docs]
+    back = [(caption, docs) for caption, is_numbered, docs in parts if not is_numbered]
+    assert len(back) == 1 and back[0][0] == parts[-1][0] and len(back[0][1]) >= 5
     contents = _contents(pdf)
     # the chapters are numbered 1 to 17, as on the website, and nothing after them
     chapters = [int(m.group(1)) for line in contents if (m := re.match(r"^(\d+) \S", line))]
     assert chapters == list(range(1, len(numbered) + 1))
-    for doc in (c["file"] for c in back[0]["chapters"]):
+    for doc in back[0][1]:
         title = _title(doc)
         assert any(line.startswith(title) for line in contents), title
     # and from the back matter's part page on, no running footer says "Chapter N."
@@ -140,7 +136,7 @@ def test_reference_pages_are_unnumbered_back_matter(pdf):
                            text=True, check=True).stdout.split("\f")
     start = next(i for i, page in enumerate(pages)  # the part's page: its title, a page number
                  if [line.strip() for line in page.splitlines() if line.strip()][:1]
-                 == [back[0]["caption"]] and len(page.split()) <= 3)
+                 == [back[0][0]] and len(page.split()) <= 3)
     footers = [[line for line in page.splitlines() if line.strip()][-1]
                for page in pages[start:] if page.strip()]
     assert len(footers) > 10
