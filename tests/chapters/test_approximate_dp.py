@@ -8,7 +8,6 @@ calibration, a search over its PLD accountant, and PLD epsilons), and numerical 
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import dp_accounting as dpa
@@ -148,7 +147,6 @@ def test_core_sigma_and_the_classical_formula_at_epsilon_ten(ch):
 
 def test_every_section_is_listed_under_the_chapter():
     root = Path(__file__).resolve().parents[2]
-    sys.path.insert(0, str(root / "_ext"))
     from course_site.archive import toc_sections
 
     assert toc_sections(root)["chapters/approximate-dp"] == [

@@ -37,7 +37,6 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 from course_site.archive import course_files, toc_chapters  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,12 +15,10 @@ from __future__ import annotations
 import ast
 import re
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 from course_site.archive import toc_sections  # noqa: E402  (needs the path above)
 from course_site.tables import reading_time  # noqa: E402
 

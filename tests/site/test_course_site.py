@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 
 from course_site import icons, tables, upstream_workarounds  # noqa: E402
 from course_site.stylesheets import prune_css  # noqa: E402

@@ -22,7 +22,6 @@ import math
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +31,6 @@ from scipy import integrate, stats
 import helpers
 from conftest import chapter_fixtures
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 from course_site import explorables  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,6 @@ pytestmark = pytest.mark.site
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
 sys.path.insert(0, str(ROOT / "assignments"))
-sys.path.insert(0, str(ROOT / "_ext"))
 
 import problems as P  # noqa: E402
 from course_site.assignments import summary  # noqa: E402

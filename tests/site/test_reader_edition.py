@@ -18,7 +18,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import sys
 import zipfile
 from pathlib import Path
 
@@ -184,7 +183,6 @@ def test_code_is_unchanged_and_solutions_are_collapsed(chapter):
 
 
 # --- the conversion on small inputs: what it refuses, and the solution layout -----------------
-sys.path.insert(0, str(ROOT / "_ext"))
 from reader_markdown import (COLLAPSED, MYST_EXTENSIONS, ReaderEditionError,  # noqa: E402
                              Resolved, convert_markdown, reader_notebook)
 

@@ -26,7 +26,6 @@ from urllib.parse import urlparse
 import pytest
 
 pytestmark = pytest.mark.browser
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 from reader_markdown import COLLAPSED, SOLUTION_LEVEL, heading_level  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,7 +114,6 @@ def _outside_solutions(source: str) -> list[str]:
 
 
 def _stored_glue(source: str) -> dict[str, str]:
-    sys.path.insert(0, str(ROOT / "_ext"))
     from reader_edition import stored_glue
 
     return stored_glue(json.loads(source))

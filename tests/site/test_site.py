@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "_ext"))
 from course_site.archive import toc_sections  # noqa: E402  (needs the path above)
 
 pytestmark = pytest.mark.site
