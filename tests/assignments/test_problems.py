@@ -8,6 +8,7 @@ one per problem and at least 95% of all of them. Adding a problem file adds its 
 
 from __future__ import annotations
 
+import re
 import sys
 from functools import cache
 from pathlib import Path
@@ -200,3 +201,21 @@ def test_ranges_draw_other_values_than_the_public_one_per_student_and_reproducib
                                                            problem.pid))
     assert again == draws[0]
     assert isolate.grading_seed(0, "s0", "a", "b") != isolate.grading_seed(1, "s0", "a", "b")
+
+
+def test_most_constants_are_ranges_and_every_list_says_why():
+    """Issue #41: hard-coded answers fail because grading draws each constant afresh. Most are
+    ranges of ten values or more; a constant kept as a list (a column, a plan, a pair of
+    bounds) says why in a comment on its line."""
+    ranges, lists = [], []
+    for problem in P.load_problems():
+        lines = problem.path.read_text(encoding="utf-8").splitlines()
+        for name, spec in (problem.meta.get("constants") or {}).items():
+            if isinstance(spec, dict) and "low" in spec:
+                ranges.append(len(P._grid(spec, problem.path, name)))
+            elif isinstance(spec, list):
+                line = next(ln for ln in lines if ln.strip().startswith(f"{name}:"))
+                assert re.search(r"\]\s*#\s*\S", line), f"{problem.path}: {name} gives no reason"
+                lists.append(name)
+    assert len(ranges) >= 4 * len(lists), (len(ranges), len(lists))
+    assert sorted(ranges)[len(ranges) // 2] >= 10
