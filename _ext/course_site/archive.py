@@ -154,9 +154,9 @@ def write_course_archive(srcdir: Path, destination: Path,
                          notebooks: dict[str, bytes] | None = None) -> Path:
     """Write the reproducible course archive to ``destination`` and return its path.
 
-    ``notebooks`` maps archive names (``dp-course/chapters/x.ipynb``) to the notebooks to pack
-    there instead of the repository's (the reader edition); each name must be one of the
-    archive's, or ``ValueError`` names those that are not."""
+    ``notebooks`` maps a notebook's name in the archive (its path under ``dp-course``) to the
+    notebook to pack there instead of the repository's (the reader edition); each name must be
+    one of the archive's, or ``ValueError`` names those that are not."""
     where = where or {"repository": "", "branch": "main", "site": ""}
     notebooks = notebooks or {}
     files = course_files(srcdir)

@@ -354,3 +354,20 @@ def test_no_script_of_the_head_holds_up_the_first_paint(tmp_path):
     assert "copybutton.js" in head and "togglebutton.js" in head
     search = (out / "search.html").read_text(encoding="utf-8").split("</head>")[0]
     assert {"doctools.js", "searchtools.js"} <= set(_blocking_scripts(search))
+
+
+def test_the_archive_packs_the_notebooks_it_is_given_and_refuses_unknown_names(tmp_path):
+    import zipfile
+
+    from course_site.archive import ARCHIVE_ROOT, write_course_archive
+
+    root = Path(__file__).resolve().parents[2]
+    name = f"{ARCHIVE_ROOT}/chapters/datasets.ipynb"
+    out = write_course_archive(root, tmp_path / "course.zip", notebooks={name: b"reader"})
+    with zipfile.ZipFile(out) as zf:
+        assert zf.read(name) == b"reader"
+        assert zf.read(f"{ARCHIVE_ROOT}/chapters/helpers.py") == (
+            root / "chapters" / "helpers.py").read_bytes()
+    with pytest.raises(ValueError, match="notebooks: not in course.zip"):
+        write_course_archive(root, tmp_path / "again.zip",
+                             notebooks={f"{ARCHIVE_ROOT}/chapters/nowhere.ipynb": b""})
