@@ -86,3 +86,17 @@ def test_the_kernel_check_fails_if_the_command_fails_under_a_kernel(monkeypatch,
     out = capsys.readouterr().out
     assert "| Haswell | FAILED (exit 1) |" in out and "| SkylakeX | skipped | dies |" in out
     assert blas_kernels.main(["--", "true"]) == 2
+
+
+def test_the_workers_take_a_test_file_whole():
+    """``--dist loadgroup`` sends a file's tests to one worker (tests/conftest.py groups them),
+    so its module fixtures are built once. pytest 9.2 with xdist 3.8 silently drops the groups
+    (pytest-xdist#1386), which ran each heavy fixture once per worker."""
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/package/test_formatting.py", "-n", "2",
+         "--dist", "loadgroup", "-v", "-p", "no:cacheprovider", "--no-cov"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:]
+    ran = [line.split()[0] for line in result.stdout.splitlines()
+           if line.startswith("[gw") and "PASSED" in line]
+    assert len(ran) >= 10 and len(set(ran)) == 1, ran
