@@ -6,8 +6,8 @@ holds every notebook, ``chapters/helpers.py`` and the ``dpcourse`` package, the 
 script that builds it, the pinned requirements, the licences, the citation file and a README of
 its own, with the notebooks in their reader edition (``reader_edition.py`` writes the archive,
 once, when the build has made them). Entries are sorted and dated 2024-01-01, so the archive is
-the same byte for byte from build to build. When the site's URL is known, the notebooks the site offers for download name
-the archive's full URL instead of "the whole course archive".
+the same byte for byte from build to build. When the site's URL is known, the notebooks the
+site offers for download name the archive's full URL instead of "the whole course archive".
 """
 
 from __future__ import annotations
@@ -32,14 +32,14 @@ def toc_parts(srcdir: Path) -> list[tuple[str, bool, dict[str, list[str]]]]:
     file (the syllabus asks for it once a chapter)."""
     return [(caption, numbered, {doc: list(sections) for doc, sections in chapters
                                  if (Path(srcdir) / f"{doc}.ipynb").exists()})
-            for caption, numbered, chapters in _toc(srcdir)]
+            for caption, numbered, chapters in _toc(srcdir)[0]]
 
 
 def toc_outline(srcdir: Path) -> list[tuple[str, bool, list[str]]]:
     """Each part's caption, whether it is numbered, and all its documents (notebooks and
     Markdown pages alike, without their section pages), in reading order."""
     return [(caption, numbered, [doc for doc, _ in chapters])
-            for caption, numbered, chapters in _toc(srcdir)]
+            for caption, numbered, chapters in _toc(srcdir)[0]]
 
 
 def _toc(srcdir: Path) -> tuple:
@@ -49,24 +49,26 @@ def _toc(srcdir: Path) -> tuple:
 
 
 @functools.lru_cache(maxsize=8)
-def _parsed_toc(toc: str, mtime_ns: int, size: int) -> tuple:
+def _parsed_toc(toc: str, mtime_ns: int, size: int) -> tuple[tuple, tuple[str, ...]]:
+    """Each part's caption, numbering and documents with their section pages; and every
+    document in reading order."""
     site = parse_toc_yaml(toc)
-    return tuple((part.caption, part.numbered,
-                  tuple((str(doc), tuple(str(s) for tree in site[str(doc)].subtrees
-                                         for s in tree.items))
-                        for doc in part.items))
-                 for part in site.root.subtrees)
+
+    def walk(doc: str) -> list[str]:
+        return [doc] + [d for tree in site[doc].subtrees for item in tree.items
+                        for d in walk(str(item))]
+    parts = tuple((part.caption, part.numbered,
+                   tuple((str(doc), tuple(str(s) for tree in site[str(doc)].subtrees
+                                          for s in tree.items))
+                         for doc in part.items))
+                  for part in site.root.subtrees)
+    return parts, tuple(walk(site.root.docname))
 
 
 def toc_documents(srcdir: Path) -> list[str]:
     """Every document of ``_toc.yml`` in reading order, notebooks and Markdown pages alike: the
     root, then each part's documents, each followed by its section pages."""
-    site = parse_toc_yaml(str(Path(srcdir) / "_toc.yml"))
-
-    def walk(doc: str) -> list[str]:
-        return [doc] + [d for tree in site[doc].subtrees for item in tree.items
-                        for d in walk(str(item))]
-    return walk(site.root.docname)
+    return list(_toc(srcdir)[1])
 
 
 def toc_chapters(srcdir: Path) -> list[tuple[str, str]]:
@@ -164,7 +166,8 @@ def write_course_archive(srcdir: Path, destination: Path,
     if unknown:
         raise ValueError(f"notebooks: not in course.zip: {sorted(unknown)}")
     destination.parent.mkdir(parents=True, exist_ok=True)
-    entries = [(notebooks.get(arc) or src.read_bytes(), arc) for src, arc in files]
+    entries = [(notebooks[arc] if arc in notebooks else src.read_bytes(), arc)
+               for src, arc in files]
     entries.append((archive_readme(srcdir, where).encode("utf-8"), f"{ARCHIVE_ROOT}/README.md"))
     with zipfile.ZipFile(destination, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for data, arcname in sorted(entries, key=lambda e: e[1]):
