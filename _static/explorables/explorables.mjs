@@ -12,6 +12,14 @@ const d3 = globalThis.d3;
 export const fmt = (v, digits = 3) =>
   v.toLocaleString("en-US", {maximumSignificantDigits: digits});
 
+/** A share as a percentage, to 3 significant digits, or more where 3 would round a share
+ * below 1 up to "100" (a bound of 0.99995 reads 99.995%, not 100%). */
+export const pct = share => {
+  let digits = 3;
+  while (share < 1 && digits < 9 && fmt(100 * share, digits) === "100") digits++;
+  return `${fmt(100 * share, digits)}%`;
+};
+
 const CSS = `
 .explorable{margin:1.5rem 0;padding:.75rem;border:1px solid var(--pst-color-border);
 border-radius:.25rem;min-height:var(--explorable-height,0);max-width:100%;box-sizing:border-box}

@@ -2,7 +2,7 @@
 // neighbours D and D', their privacy loss within [-ε, ε], and the share of outputs an attacker
 // who guesses the nearer dataset misjudges.
 // Its numbers come from laplace-math.mjs.
-import {fmt, register} from "./explorables.mjs";
+import {fmt, pct, register} from "./explorables.mjs";
 import {density, privacyLoss, misjudged, leastError} from "./laplace-math.mjs";
 
 const X = 12;  // the outputs drawn: f(D) - X ... f(D) + X
@@ -48,10 +48,10 @@ register("laplace", {
       out.set("scale", b, fmt(b));
       out.set("sd", Math.SQRT2 * b, fmt(Math.SQRT2 * b));
       out.set("loss", e, fmt(e));
-      out.set("misjudged", share, `${fmt(100 * share)}%`);
-      out.set("least", leastError(e), `${fmt(100 * leastError(e))}%`);
+      out.set("misjudged", share, pct(share));
+      out.set("least", leastError(e), pct(leastError(e)));
       dens.svg.attr("aria-label", `Densities of M(D) and M(D′): Laplace with scale ${fmt(b)}, ` +
-        `centred ${fmt(d)} apart; ${fmt(100 * share)}% of outputs fall on the wrong side of ` +
+        `centred ${fmt(d)} apart; ${pct(share)} of outputs fall on the wrong side of ` +
         "the midpoint.");
       loss.svg.attr("aria-label", `Privacy loss: between −${fmt(e)} and ${fmt(e)} at every ` +
         "output, flat outside the two true answers.");
