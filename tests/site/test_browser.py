@@ -1,8 +1,11 @@
 """Browser tests: Debian's chromium, driven by Playwright, against the built site on 127.0.0.1.
 
-For every page in the table of contents: no console errors, math rendered (when the site was
-built) where the page has math, every image loaded, no request to any host but the local server, and, on notebook pages,
-working download and Binder buttons. Plus an axe-core accessibility audit of every page.
+Every page in the table of contents is visited once, and that visit is checked in turn: no
+console error, every image loaded, no request to any host but the local server; an axe-core
+accessibility audit; every formula the MathML the build wrote, in the math font and the
+text's colour, in both themes; on notebook pages, the download button; and, narrowed to a
+390 px phone, nothing cut off. Then a few pages for the colour modes, the scroll cues and the
+pruned theme stylesheet.
 
 Needs ``make book`` first. Without a browser the tests skip, unless ``REQUIRE_BROWSER=1``
 (set by ``.ci/run``), which turns the skip into a failure.
@@ -25,6 +28,7 @@ import pytest
 
 from course_site.archive import course_files, toc_documents
 from course_site.icons import THEME_CSS
+from test_build_math import count_source_formulas
 
 pytestmark = [pytest.mark.browser, pytest.mark.per_page]
 
@@ -154,8 +158,9 @@ def loaded(request, browser, site_url):
     """One visit to the page ``request.param``, shared by that page's tests below.
 
     The fixture is module-scoped and parametrized indirectly, so pytest runs each page's tests
-    one after another on the same visit (in the order they are defined: the checks that only
-    read the page, then the one that clicks) and closes it before opening the next page.
+    one after another on the same visit and closes it before opening the next page. On a
+    notebook page the download check comes first (pytest orders the parameters so), and the
+    menu it opens closes again. The theme switch (the formulas) and the phone's width come last.
     """
     v = PageVisit(browser, f"{site_url}/{request.param}.html")
     v.name = request.param
@@ -166,9 +171,8 @@ def loaded(request, browser, site_url):
 @pytest.mark.parametrize("loaded", PAGES, indirect=True)
 def test_page_loads_cleanly(loaded):
     """No console error (a missing favicon included), no failed or outside request, every
-    image loaded once scrolled to (figures load lazily), every icon drawn, and the math
-    rendered."""
-    v, page = loaded, loaded.name
+    image loaded once scrolled to (figures load lazily) and every icon drawn."""
+    v = loaded
     for i in range(v.page.locator("img").count()):  # lazy images load when scrolled to
         v.page.locator("img").nth(i).scroll_into_view_if_needed()
     v.page.wait_for_load_state("networkidle")
@@ -183,19 +187,6 @@ def test_page_loads_cleanly(loaded):
         "img", "imgs => imgs.map(i => [i.currentSrc || i.src, i.complete, i.naturalWidth])")
     broken = [src for src, complete, width in images if not complete or width == 0]
     assert broken == [], f"images that did not load: {broken}"
-    _check_math(v, page)
-
-
-def _check_math(v, page) -> None:
-    """Formulas arrive as MathML (Temml, when the site is built): no script typesets math, every
-    formula is one ``<math>`` element, and none is a Temml error node
-    (tests/site/test_math_in_the_browser.py checks each in detail)."""
-    scripts = v.page.eval_on_selector_all("script[src]", "els => els.map(e => e.src)")
-    assert [s for s in scripts if re.search(r"mathjax|katex|temml|tex-mml", s, flags=re.I)] == []
-    assert v.page.evaluate("() => window.MathJax === undefined && window.katex === undefined"
-                           " && window.temml === undefined")
-    assert v.page.locator(".math").count() == v.page.locator(".math > math").count()
-    assert v.page.locator(".temml-error, .katex").count() == 0
 
 
 @pytest.mark.parametrize("loaded", PAGES, indirect=True)
@@ -210,6 +201,121 @@ def test_accessibility_axe(loaded):
         if viol["impact"] in ("serious", "critical")
     ]
     assert bad == [], f"{loaded.name}: {bad}"
+
+
+#: What is left of the page's text once formulas and code are taken out: TeX must not be.
+_LEFT_TEXT = """() => {
+  const main = document.querySelector('main').cloneNode(true);
+  main.querySelectorAll('.math, pre, code, .highlight, script, style').forEach(e => e.remove());
+  return main.textContent;
+}"""
+
+_FORMULAS = """() => [...document.querySelectorAll('main .math')].map(m => {
+  const k = m.querySelector(':scope > math');
+  const box = k ? k.getBoundingClientRect() : null;
+  const others = [...m.children].filter(c => c !== k && !c.classList.contains('eqno'));
+  return {display: m.tagName === 'DIV',
+          mathml: !!k && k.namespaceURI === 'http://www.w3.org/1998/Math/MathML'
+                  && k.getAttribute('display') === (m.tagName === 'DIV' ? 'block' : null),
+          alone: others.length === 0,
+          // drawn with a size, unless it sits in something closed (a solution's dropdown)
+          drawn: !!box && ((box.width > 0 && box.height > 0) || !k.checkVisibility()),
+          font: k ? getComputedStyle(k).fontFamily : null,
+          markup: k ? k.outerHTML : m.outerHTML};
+})"""
+
+#: The formulas as the server sent them: the page's HTML parsed again, no script run on it.
+_SENT = """async () => {
+  const sent = new DOMParser().parseFromString(await (await fetch(location.href)).text(),
+                                                'text/html');
+  return [...sent.querySelectorAll('main .math')].map(m =>
+    (m.querySelector(':scope > math') || m).outerHTML);
+}"""
+
+_COLOURS = """() => [...document.querySelectorAll('main .math')]
+    .filter(m => !m.closest('nav')).map(m => {  // a heading's formula in "On this page" is a link
+    const around = m.parentElement.closest(
+      'p, li, dd, dt, td, th, h1, h2, h3, h4, h5, h6, div, section');
+    return [getComputedStyle(m.querySelector(':scope > math')).color,
+            getComputedStyle(around).color];
+})"""
+
+
+def _check_colours(page, theme: str) -> None:
+    """The formulas take the colour of the text around them, which is the theme's."""
+    assert page.evaluate("() => document.documentElement.dataset.theme") == theme
+    colours = page.evaluate(_COLOURS)
+    assert all(math == around for math, around in colours), \
+        (theme, [c for c in colours if c[0] != c[1]][:3])
+    text_colour = page.evaluate("() => getComputedStyle(document.querySelector('main p')).color")
+    r, g, b = map(int, re.findall(r"\d+", text_colour)[:3])
+    light_text = (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255 > 0.5
+    assert light_text == (theme == "dark"), (theme, text_colour)
+
+
+def _source_text(page: str) -> str:
+    """The page's MyST text: a notebook's Markdown cells, or the Markdown page."""
+    if (ROOT / f"{page}.ipynb").exists():
+        cells = json.loads((ROOT / f"{page}.ipynb").read_text(encoding="utf-8"))["cells"]
+        return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return (ROOT / f"{page}.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("loaded", PAGES, indirect=True)
+def test_formulas_arrive_rendered_with_mathml(loaded):
+    """The formulas are rendered to MathML when the site is built (Temml,
+    ``_ext/build_math.py``), and on every page:
+
+    * no script typesets math: the page loads no math script, and the formulas are the MathML
+      the server sent, unchanged;
+    * every display and inline formula is one ``<math>`` element in MathML's namespace (display
+      formulas ``display="block"``), drawn with a size, and nothing else (no HTML rendering
+      beside it); no raw ``$...$``, ``\\(`` or ``\\[`` is left in the text, and no Temml error
+      node (``temml-error``) is there; a page whose source has a formula shows one;
+    * the site's math font ("Course Math") is loaded, from the preload, and draws them;
+    * they take the colour of the text around them, in the light theme and, once the reader's
+      switch has turned the page dark, in the dark one.
+    """
+    v, page = loaded, loaded.name
+    loaded_urls = v.page.evaluate(
+        "() => performance.getEntriesByType('resource').map(e => e.name)")
+    scripts = [u for u in loaded_urls if re.search(r"mathjax|katex|temml[^/]*\.js|tex-mml", u,
+                                                   flags=re.I)]
+    assert scripts == [], f"a script for math was loaded: {scripts}"
+    assert v.page.evaluate("() => window.MathJax === undefined && window.katex === undefined"
+                           " && window.temml === undefined")
+    formulas = v.page.evaluate(_FORMULAS)
+    sent = v.page.evaluate(_SENT)
+    changed = [(a, f["markup"]) for a, f in zip(sent, formulas) if a != f["markup"]]
+    assert len(sent) == len(formulas) and changed == [], (len(sent), len(formulas), changed[:2])
+    unrendered = [f["markup"][:120] for f in formulas
+                  if not (f["mathml"] and f["alone"] and f["drawn"])]
+    assert unrendered == [], f"{page}: not MathML, or not drawn: {unrendered[:5]}"
+    assert v.page.locator(".temml-error, .katex").count() == 0
+    assert v.page.locator("main math").count() == len(formulas)  # no math outside the boxes
+    if formulas:
+        # drawn with the site's math font, which the page preloaded and the browser loaded
+        assert {f["font"].split(",")[0].strip('"') for f in formulas} == {"Course Math"}
+        fonts = [u for u in loaded_urls
+                 if re.search(r"/_static/math/course-math\.\w+\.woff2$", u)]
+        assert len(fonts) == 1, fonts
+        assert v.page.evaluate("""() => [...document.fonts].some(f =>
+            f.family.replace(/"/g, '') === 'Course Math' && f.status === 'loaded')""")
+    raw = re.findall(r"\$[^$\n]{0,80}\\[A-Za-z]+|\\[(\[]|\$\$", v.page.evaluate(_LEFT_TEXT))
+    assert raw == [], f"{page}: raw TeX in the text: {raw[:5]}"
+    if count_source_formulas(_source_text(page)):  # a page whose text has a formula shows it
+        assert formulas
+    if not formulas:
+        return
+    # the page opens light (the system's), and the reader's switch, clicked until it shows
+    # dark, recolours the same formulas without reloading the page
+    _check_colours(v.page, "light")
+    for _ in range(3):
+        v.page.locator("button.theme-switch-button").click()
+        if v.page.evaluate("() => document.documentElement.dataset.theme") == "dark":
+            break
+    _check_colours(v.page, "dark")
+    assert v.page.evaluate(_FORMULAS) == formulas
 
 
 @pytest.mark.parametrize("loaded", NOTEBOOK_PAGES, indirect=True)
@@ -228,6 +334,7 @@ def test_notebook_buttons(loaded):
     with v.page.expect_download() as info:
         link.click()
     download = info.value
+    assert not link.is_visible()  # the menu closed: the page's other checks see it as loaded
     assert download.suggested_filename == name
     notebook = json.loads(Path(download.path()).read_text(encoding="utf-8"))
     assert notebook["nbformat"] == 4
@@ -292,23 +399,21 @@ def _overflow_report(page) -> list[str]:
     }""")
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_phone_width_nothing_is_cut_off(browser, site_url, page):
+@pytest.mark.parametrize("loaded", PAGES, indirect=True)
+def test_phone_width_nothing_is_cut_off(loaded):
     """On a 390 px phone screen every wide equation, table, code block and figure either fits
     or scrolls inside its own box, which shows a scroll shadow as the cue (and no table row
-    or cell paints over it)."""
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    try:
-        p = context.new_page()
-        p.goto(f"{site_url}/{page}.html", wait_until="load")
-        p.wait_for_load_state("networkidle")
-        # wide-math.js has measured the inline formulas (it runs when the browser is idle)
-        p.wait_for_function("() => !document.querySelector('.bd-content span.math')"
-                            " || document.documentElement.dataset.wideMath === 'measured'")
-        assert p.evaluate("() => document.documentElement.scrollWidth") <= 390
-        assert _overflow_report(p) == []
-    finally:
-        context.close()
+    or cell paints over it). The page's visit, its other checks done, is narrowed to the
+    phone's width: the browser lays it out again, and wide-math.js measures it again."""
+    p = loaded.page
+    measured = ("() => !document.querySelector('.bd-content span.math')"
+                " || document.documentElement.dataset.wideMath === 'measured'")
+    p.wait_for_function(measured)  # wide-math.js measured the page at its first width
+    p.evaluate("() => { delete document.documentElement.dataset.wideMath; }")
+    p.set_viewport_size({"width": 390, "height": 844})
+    p.wait_for_function(measured)  # and again at the phone's
+    assert p.evaluate("() => document.documentElement.scrollWidth") <= 390
+    assert _overflow_report(p) == []
 
 
 def test_dark_mode_shows_figures_undimmed_on_white(browser, site_url):
