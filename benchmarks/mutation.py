@@ -3,8 +3,8 @@
 Run with ``make mutation`` (every module) or ``make mutation MODULES="randomness gaussian"``;
 how to read and act on the result: README.md, "The mutation score". Not part of ``make test``.
 
-For each module, one at a time, this runs mutmut 3 (configured in ``setup.cfg``, ``[mutmut]``)
-on the module's mutants only, each mutant against the module's own tests,
+For each module, one at a time, this runs mutmut 3 (configured in ``pyproject.toml``,
+``[tool.mutmut]``) on the module's mutants only, each mutant against the module's own tests,
 ``tests/package/test_<module>.py`` (``tests/mutation_paths.py`` selects them). Then:
 
 * it checks the reviewed list of equivalent mutants, ``benchmarks/equivalent-mutants.toml``:

@@ -1,6 +1,7 @@
-"""Shared pytest setup: import paths, the datasets, and reading a chapter's glued values.
+"""Shared pytest setup: the datasets, and reading a chapter's glued values.
 
-Markers and options live in ``pytest.ini``. The tests are arranged by what they test:
+Markers, options and import paths live in ``pyproject.toml`` (``make venv`` installs ``dpcourse``,
+editable). The tests are arranged by what they test:
 
 * ``tests/package/test_<module>.py``: one per module of ``chapters/dpcourse/`` (and
   ``test_helpers.py`` for the facade);
@@ -27,7 +28,6 @@ import ast
 import json
 import os
 import shutil
-import sys
 import urllib.request
 from functools import cache
 from pathlib import Path
@@ -35,14 +35,11 @@ from typing import Any
 
 import pytest
 
+import helpers
+from notebook_code import notebook_namespace
+
 ROOT = Path(__file__).resolve().parent.parent
 CHAPTERS = ROOT / "chapters"
-for path in (CHAPTERS, Path(__file__).resolve().parent, ROOT / "_ext"):
-    if str(path) not in sys.path:
-        sys.path.insert(0, str(path))
-
-import helpers  # noqa: E402  (needs the path above)
-from notebook_code import notebook_namespace  # noqa: E402
 
 #: Markers of the tests that need a build (`make book`, `make pdf`) or a fresh environment: the
 #: final run of `make test` selects them, `make unit` leaves them out.

@@ -1,4 +1,4 @@
-"""A pytest plugin that only ``make mutation`` loads (``setup.cfg``, ``[mutmut]``).
+"""A pytest plugin that only ``make mutation`` loads (``pyproject.toml``, ``[tool.mutmut]``).
 
 It does two things, both for mutmut 3 (``benchmarks/mutation.py`` drives it):
 

@@ -40,11 +40,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
-if str(ASSIGNMENTS) not in sys.path:
-    sys.path.insert(0, str(ASSIGNMENTS))
+import problems as P
 
-import problems as P  # noqa: E402
 
 LAP, COMP = "laplace-mechanism", "composition"
 REF, STUB = "<reference>", "<stub>"

@@ -12,22 +12,15 @@ problem), and two students draw different constants.
 from __future__ import annotations
 
 import csv
-import sys
-from pathlib import Path
 
 import pytest
 
-HERE = Path(__file__).resolve().parent
-ASSIGNMENTS = HERE.parents[1] / "assignments"
-for path in (str(ASSIGNMENTS), str(HERE)):
-    if path not in sys.path:
-        sys.path.insert(0, path)
+import build
+import corpus
+import grade
+import isolate
+from problems import load_problems
 
-import build  # noqa: E402
-import corpus  # noqa: E402
-import grade  # noqa: E402
-import isolate  # noqa: E402
-from problems import load_problems  # noqa: E402
 
 SECONDS = 15
 

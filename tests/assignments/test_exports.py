@@ -13,17 +13,14 @@ The same files from a real nbgrader batch, and the written answers' hand grades,
 from __future__ import annotations
 
 import csv
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "assignments"))
+import exports
+import feedback
+import problems as P
 
-import exports  # noqa: E402
-import feedback  # noqa: E402
-import problems as P  # noqa: E402
 
 WRITTEN = {("composition", "averaging-fresh-noise")}
 

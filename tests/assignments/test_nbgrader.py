@@ -31,13 +31,13 @@ from pathlib import Path
 
 import pytest
 
-ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
-sys.path.insert(0, str(ASSIGNMENTS))
+import build
+import grade
+import problems as P
+import written
 
-import build  # noqa: E402
-import grade  # noqa: E402
-import problems as P  # noqa: E402
-import written  # noqa: E402
+ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
+
 
 CHAPTER = "laplace-mechanism"
 AUTOGRADED = [p for p in P.load_problems([CHAPTER]) if not p.written]

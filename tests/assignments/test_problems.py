@@ -9,18 +9,14 @@ one per problem and at least 95% of all of them. Adding a problem file adds its 
 from __future__ import annotations
 
 import re
-import sys
 from functools import cache
 from pathlib import Path
 
 import pytest
 
-ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
-sys.path.insert(0, str(ASSIGNMENTS))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import corpus
+import problems as P
 
-import corpus  # noqa: E402  (tests/assignments/corpus.py, beside this file)
-import problems as P  # noqa: E402
 
 #: The autograded problems (written answers are graded by hand: test_exports.py checks them).
 PROBLEMS = [p for p in P.load_problems() if not p.written]

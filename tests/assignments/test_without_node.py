@@ -36,7 +36,8 @@ def dry_run(target: str, folder: Path, *args: str) -> str:
 def test_the_instructor_edition_needs_no_node(tmp_path):
     for name in ("Makefile", "runtime.txt", "requirements.txt", "requirements-build.txt",
                  "requirements-dev.txt", "requirements-lock.txt",
-                 "requirements-build-lock.txt", "package.json", "package-lock.json"):
+                 "requirements-build-lock.txt", "package.json", "package-lock.json",
+                 "pyproject.toml"):
         shutil.copy(ROOT / name, tmp_path / name)
     for target, args, script in (("assignments", (), "build.py"),
                                  ("grade", ("SUBMISSIONS=subs",), "grade.py"),

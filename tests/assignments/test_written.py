@@ -4,16 +4,14 @@ the rubric as its solution (which nbgrader's release replaces: ``test_nbgrader.p
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "assignments"))
+import problems as P
+from course_site.archive import toc_parts
 
-import problems as P  # noqa: E402
-from course_site.archive import toc_parts  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def parts() -> dict[str, list[str]]:

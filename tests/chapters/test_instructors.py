@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import re
 import runpy
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "assignments"))
+import dpgrader
+import isolate
+import problems as P
 
-import dpgrader  # noqa: E402
-import isolate  # noqa: E402
-import problems as P  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
+
 
 PAGE = (ROOT / "instructors.md").read_text(encoding="utf-8")
 

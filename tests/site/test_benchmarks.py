@@ -11,13 +11,11 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))  # as when it runs: modules beside it import
 _spec = importlib.util.spec_from_file_location("benchmark_run", ROOT / "benchmarks" / "run.py")
 run = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(run)
@@ -158,7 +156,6 @@ def test_every_equivalent_mutant_is_in_a_module_and_has_a_reason():
 
 
 def test_each_mutant_runs_against_its_own_modules_tests():
-    sys.path.insert(0, str(ROOT / "tests"))
     from mutation_paths import own_test_file
 
     assert own_test_file("chapters.dpcourse.gaussian.x_gaussian_sigma__mutmut_3") == (

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import html as html_lib
 import re
-import sys
 from pathlib import Path
 
 import pytest
+
+import problems as P
+from course_site.assignments import summary
 
 pytestmark = pytest.mark.site
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
-sys.path.insert(0, str(ROOT / "assignments"))
-
-import problems as P  # noqa: E402
-from course_site.assignments import summary  # noqa: E402
 
 
 def test_the_problem_table_lists_every_problem_file_in_order():

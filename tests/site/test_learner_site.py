@@ -16,18 +16,17 @@ from __future__ import annotations
 import ast
 import html
 import re
-import sys
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
+from test_learner_notebooks import CHAPTERS, CHECKED
+
 pytestmark = pytest.mark.site
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "_build" / "html"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_learner_notebooks import CHAPTERS, CHECKED  # noqa: E402
 
 _CELL = re.compile(r'<div class="cell(?: [^"]*)? docutils container"', re.S)
 

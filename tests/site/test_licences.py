@@ -32,3 +32,21 @@ def test_citation_file_agrees_with_the_bibliography_and_the_intro():
     assert "## How to cite" in intro and "{cite:p}`dpbyrunningcode2026`" in intro
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "CITATION.cff" in readme and "CC BY 4.0" in readme and "MIT" in readme
+
+
+def test_the_installed_package_is_the_course_at_its_cited_version_and_licence():
+    """``make venv`` installs ``dpcourse`` from ``pyproject.toml``: the same version as the
+    citation file, the code's licence (MIT), the package from ``chapters/``, and not the facade
+    ``helpers``, which a notebook imports from its own folder (a notebook run alone says what
+    to fetch: tests/site/test_bundle.py)."""
+    import importlib.metadata
+
+    import dpcourse
+
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    meta = importlib.metadata.metadata("dpcourse")
+    assert meta["Version"] == cff["version"]
+    assert meta["License-Expression"] == "MIT"
+    assert Path(dpcourse.__file__).parent == ROOT / "chapters" / "dpcourse"
+    assert importlib.metadata.files("dpcourse") is not None
+    assert not any(f.name == "helpers.py" for f in importlib.metadata.files("dpcourse"))
