@@ -7,7 +7,8 @@ says what it changes and why:
   (what ``course.zip`` holds), :mod:`.tables` (the run-time and syllabus tables, and each chapter's
   reading time under its title), :mod:`.assignments` (the instructors' problem list),
   :mod:`.explorables` (figures the reader drives, on the pages that declare one);
-* page weight: :mod:`.page_weight` (figures that load lazily, no unused sphinx-design assets);
+* page weight: :mod:`.page_weight` (figures that load lazily, no extension assets a page does
+  not use);
 * :mod:`.upstream_workarounds`: the only place that works around other projects' behaviour,
   each with its upstream issue and a test that fails when upstream changes; the theme's head
   (``templates/layout.html``), its icons and its stylesheet (:mod:`.icons`) among them.
@@ -36,7 +37,7 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.add_transform(tables.ReadingTimeLine)
     app.connect("html-page-context", tables.next_core_page)
     app.add_post_transform(page_weight.LazyFigures)
-    app.connect("html-page-context", page_weight.drop_unused_design_files)
+    app.connect("html-page-context", page_weight.drop_unused_assets)
     explorables.setup(app)
     upstream_workarounds.setup(app)
     return {"version": "3.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from course_site.archive import toc_sections  # noqa: E402  (needs the path above)
+from course_site.archive import toc_documents, toc_sections
 
 pytestmark = pytest.mark.site
 
@@ -68,6 +68,27 @@ def test_no_broken_internal_links():
                     broken.append(f"{page.relative_to(SITE)} -> {link} (no such anchor)")
     assert len(pages) >= 12
     assert broken == [], "\n".join(broken[:40])
+
+
+def test_a_page_loads_an_extensions_assets_only_if_it_shows_what_they_style():
+    """sphinx-design's, sphinx-proof's and sphinx-exercise's stylesheets and scripts are linked
+    from a page exactly when its article holds one of their components; sphinx-thebe's, which
+    no page uses, from none (``course_site.page_weight``)."""
+    pages = [SITE / f"{doc}.html" for doc in toc_documents(SITE.parents[1])]
+    design = r'class="[^"]*\bsd-'
+    kinds = {"sphinx-design.min.css": design, "design-tabs.js": design,
+             "proof.css": r'class="proof\b', "exercise.css": r'class="(exercise|solution)\b'}
+    linked = {name: 0 for name in kinds}
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        head, article = html.split("</head>", 1)
+        assert "thebe" not in head.lower(), page.name
+        for name, component in kinds.items():
+            has = re.search(rf'(href|src)="[^"]*/_static/{re.escape(name)}\b', head) is not None
+            assert has == bool(re.search(component, article)), (page.name, name)
+            linked[name] += has
+    # proofs and exercises are on some pages and not on others: the check saw both cases
+    assert all(0 < linked[name] < len(pages) for name in ("proof.css", "exercise.css")), linked
 
 
 def test_only_the_site_itself_is_loaded():
