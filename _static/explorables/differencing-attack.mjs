@@ -28,7 +28,7 @@ register("differencing-attack", {
     const seen = ui.chart({title: "What the attacker sees", x: {domain: [-3, 4]},
       y: {domain: [0, 1]}, xLabel: "averaged difference of the two counts", yLabel: "density",
       legend: [["s1", "Igor obese (true difference 1)"], ["s2", "not obese (0)"],
-               ["a1", "misjudged"]]});
+               ["a1", "obese, judged not"], ["a2", "not obese, judged obese"]]});
     const out = ui.readout([
       ["success", "attack success"], ["bound", "DP bound"], ["total", "privacy loss between the worlds, kε"],
       ["sd", "sd of the averaged difference, 2b/√k"]]);
@@ -48,7 +48,7 @@ register("differencing-attack", {
       seen.y.domain = [0, 1.08 * differenceDensity(0, e, kk)];
       ui.draw(seen, [
         {kind: "area", cls: "a1", points: one.filter(p => p[0] <= tt)},
-        {kind: "area", cls: "a1", points: zero.filter(p => p[0] >= tt)},
+        {kind: "area", cls: "a2", points: zero.filter(p => p[0] >= tt)},
         {points: one, cls: "s1"}, {points: zero, cls: "s2"}, {kind: "vline", x: tt, cls: "s3"}]);
       const success = attackSuccess(e, tt, kk), dp = bound(e, kk);
       const sd = 2 * (1 / e) / Math.sqrt(kk);

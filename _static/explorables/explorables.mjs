@@ -46,7 +46,10 @@ color:var(--pst-color-text-base)}
 margin:.5rem 0 0}
 .explorable .explorable-readout dd{margin:0;text-align:right}
 @media (max-width:500px){.explorable .explorable-controls{grid-template-columns:1fr 4.5rem}
-.explorable .explorable-controls label{grid-column:1/-1}}`;
+.explorable .explorable-controls label{grid-column:1/-1}}
+@media (max-width:768px){.explorable .explorable-controls{position:sticky;top:3.5rem;z-index:2;
+background:var(--pst-color-background);padding:.25rem 0;
+box-shadow:0 .25rem .25rem -.25rem var(--pst-color-shadow)}}`;
 
 let uid = 0;
 const el = (tag, attrs = {}, text = null) => {

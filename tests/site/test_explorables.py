@@ -387,11 +387,13 @@ def test_explorable_moves_and_shows_the_python_numbers(browser, site_url, ch, na
 def test_explorable_is_accessible_in_both_themes_and_fits_a_phone(browser, site_url, name,
                                                                    theme):
     """axe finds no serious or critical violation with the explorable drawn, and on a 390 px
-    phone the page is no wider than the screen."""
+    phone the page is no wider than the screen, and with the last chart at the foot of the
+    screen the controls are on screen above it (they stay under the page's header while the
+    charts scroll)."""
     from axe_playwright_python.sync_playwright import Axe
 
-    for width in (1280, 390):
-        context = browser.new_context(viewport={"width": width, "height": 900})
+    for width, height in ((1280, 900), (390, 664)):  # a phone's screen under its browser's bars
+        context = browser.new_context(viewport={"width": width, "height": height})
         try:
             page = context.new_page()
             page.add_init_script(stored_theme(theme))
@@ -403,6 +405,15 @@ def test_explorable_is_accessible_in_both_themes_and_fits_a_phone(browser, site_
                 assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
                 box = figure.bounding_box()
                 assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+                last = figure.locator("svg[data-chart]").last
+                last.evaluate("c => c.scrollIntoView({block: 'end'})")  # at the screen's foot
+                page.wait_for_timeout(100)
+                header = page.locator(".bd-header-article").bounding_box()
+                controls = figure.locator(".explorable-controls").bounding_box()
+                chart = last.bounding_box()
+                # the controls on screen, under the header, and the chart whole below them
+                assert header["y"] + header["height"] - 1 <= controls["y"], (header, controls)
+                assert controls["y"] + controls["height"] <= chart["y"] + 1, (controls, chart)
                 continue
             results = Axe().run(page, context={"include": [[f'figure[data-explorable="{name}"]']]})
             bad = [(viol["id"], viol["impact"], [n["target"] for n in viol["nodes"]][:3])
