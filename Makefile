@@ -30,9 +30,12 @@ NB ?= chapters/*.ipynb
 JOBS ?= 2
 # pytest-xdist: test files spread over TEST_JOBS processes, each file whole in one of them (its
 # module and session fixtures built once per process), but the browser's page-by-page files
-# spread by page (tests/conftest.py names the groups). TEST_JOBS=0 runs in this process.
+# spread by page (tests/conftest.py names the groups). The groups go out in collection order,
+# which puts the tests marked `long` first (tests/conftest.py), not xdist's largest-group-first
+# order, which handed the minutes-long fresh-environment test out last, to run alone.
+# TEST_JOBS=0 runs in this process.
 TEST_JOBS ?= 2
-XDIST := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadgroup)
+XDIST := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadgroup --no-loadscope-reorder)
 # nbval: each notebook whole on one worker, its cells in one kernel (tests/conftest.py, which
 # names the groups above, is not loaded for chapters/*.ipynb)
 XDIST_NOTEBOOKS := $(if $(filter 0,$(TEST_JOBS)),,-n $(TEST_JOBS) --dist loadfile)

@@ -147,6 +147,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                                 + ", ".join(misplaced))
 
 
+@pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
+def long_tests_first(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The tests marked ``long`` (minutes each) first, in their order; the rest after, in theirs.
+
+    pytest-xdist hands the groups to the workers in this order: a long test handed out last
+    would run on one worker while the other waits (the fresh environment's nbval, about eight
+    minutes, ended ``make test``'s last phase that way). After the fixtures' own reordering
+    (``trylast``), which keeps each page's tests together."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture(scope="session")
 def adult():
     """UCI Adult with the synthetic PII columns (``helpers.load_adult``)."""

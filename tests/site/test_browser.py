@@ -334,7 +334,7 @@ def test_notebook_buttons(loaded):
     with v.page.expect_download() as info:
         link.click()
     download = info.value
-    assert not link.is_visible()  # the menu closed: the page's other checks see it as loaded
+    link.wait_for(state="hidden", timeout=5000)  # the menu closes: the other checks see the page
     assert download.suggested_filename == name
     notebook = json.loads(Path(download.path()).read_text(encoding="utf-8"))
     assert notebook["nbformat"] == 4

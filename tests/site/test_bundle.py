@@ -123,6 +123,7 @@ def _unpack(tmp_path: Path) -> Path:
 
 @pytest.mark.bundle
 @pytest.mark.network
+@pytest.mark.long
 def test_course_archive_runs_in_a_fresh_environment(reader_python, tmp_path):
     course = _unpack(tmp_path)
     # the archive holds the repository's files, byte for byte, except that the notebooks are

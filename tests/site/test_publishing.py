@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.site
+pytestmark = [pytest.mark.site, pytest.mark.long]
 
 ROOT = Path(__file__).resolve().parents[2]
 REPOSITORY = "https://github.com/example-teacher/dp-course-fork"
