@@ -122,8 +122,8 @@ def chapter_fixtures(chapter: str, names: list[str]) -> tuple[Any, Any]:
     return ch, g
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(wrapper=True)  # around the other hooks: before xdist, after pytest
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]):
     """Markers follow the folders: a build marker in ``tests/package/`` or ``tests/chapters/``
     is an error (those tests run in ``make unit``, before anything is built).
 
@@ -131,6 +131,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     whole, its module fixtures built once, except a file marked ``per_page``: its tests go
     page by page (each page's tests on one worker, sharing that page's visit), so no worker
     waits while the other runs a hundred pages alone.
+
+    Once the other hooks have run (pytest's own reordering keeps each page's tests together),
+    the tests marked ``long`` (minutes each) come first, in their order, and the rest after, in
+    theirs. xdist hands the groups out in this order (``--no-loadscope-reorder``): a long test
+    handed out last runs on one worker while the other waits (the fresh environment's nbval,
+    about eight minutes, ended ``make test``'s last phase that way in CI12).
     """
     for item in items:
         group = item.path.name
@@ -145,16 +151,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if misplaced:
         raise pytest.UsageError(f"tests marked {'/'.join(BUILD_MARKERS)} belong in tests/site/: "
                                 + ", ".join(misplaced))
-
-
-@pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
-def long_tests_first(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The tests marked ``long`` (minutes each) first, in their order; the rest after, in theirs.
-
-    pytest-xdist hands the groups to the workers in this order: a long test handed out last
-    would run on one worker while the other waits (the fresh environment's nbval, about eight
-    minutes, ended ``make test``'s last phase that way). After the fixtures' own reordering
-    (``trylast``), which keeps each page's tests together."""
+    yield
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
