@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -48,5 +51,9 @@ def test_the_installed_package_is_the_course_at_its_cited_version_and_licence():
     assert meta["Version"] == cff["version"]
     assert meta["License-Expression"] == "MIT"
     assert Path(dpcourse.__file__).parent == ROOT / "chapters" / "dpcourse"
-    assert importlib.metadata.files("dpcourse") is not None
-    assert not any(f.name == "helpers.py" for f in importlib.metadata.files("dpcourse"))
+    # outside the repository, the install makes dpcourse importable and helpers not
+    probe = ("import importlib.util as u; "
+             "print(u.find_spec('dpcourse') is not None, u.find_spec('helpers') is None)")
+    run = subprocess.run([sys.executable, "-c", probe], cwd=tempfile.gettempdir(),
+                         capture_output=True, text=True, check=True, env={"PATH": ""})
+    assert run.stdout.split() == ["True", "True"], run.stdout + run.stderr
