@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -47,8 +48,9 @@ def test_a_failing_phase_lets_the_others_run_and_the_table_says_so(tmp_path, mon
 
     monkeypatch.setattr(phases.subprocess, "run", fake_run)
     assert phases.main() == 1
-    # every phase ran but the one whose build failed, in order
-    assert ran == ["unit", "nbval", "book", "pdf"]
+    # every phase ran but the one whose build failed; the builds beside unit, book first
+    assert sorted(ran) == ["book", "nbval", "pdf", "unit"]
+    assert ran.index("book") < ran.index("pdf") and ran[-1] == "nbval"
     out = capsys.readouterr().out
     table = (tmp_path / "phases.md").read_text(encoding="utf-8")
     assert table in out and out.rstrip().endswith(table.rstrip())
@@ -67,6 +69,37 @@ def test_every_phase_passing_exits_zero(tmp_path, monkeypatch):
     assert phases.main() == 0
     table = (tmp_path / "phases.md").read_text(encoding="utf-8")
     assert "| pdf | skipped |" in table and "phases: 5 passed, 0 failed\n" in table
+
+
+def test_the_builds_run_beside_the_unit_tests_and_their_output_waits(tmp_path, monkeypatch,
+                                                                      capsys):
+    monkeypatch.setattr(phases, "LOGS", tmp_path)
+    monkeypatch.setattr(phases, "pdf_possible", lambda: True)
+    pdf_done = threading.Event()
+    seen = []
+
+    def fake_run(command, cwd=None, **kwargs):
+        target = command[2]
+        if target == "unit":  # the unit phase ends only once the PDF is built beside it
+            assert pdf_done.wait(timeout=10), "the builds did not run during the unit phase"
+            print("unit's own output")
+        if target == "pdf":
+            pdf_done.set()
+        seen.append((target, "stdout" in kwargs))
+        return subprocess.CompletedProcess(command, 0, stdout=f"{target}'s log line\n")
+
+    monkeypatch.setattr(phases.subprocess, "run", fake_run)
+    assert phases.main() == 0
+    # the builds' output is held (piped), the test phases' is not
+    assert dict(seen) == {"unit": False, "book": True, "pdf": True, "nbval": False,
+                          "built": False}
+    out = capsys.readouterr().out
+    # held until the unit phase ends, then printed before the next phase starts
+    assert out.index("unit's own output") < out.index("book's log line") \
+        < out.index("pdf's log line") < out.index("==== phase nbval")
+    rows = [line.split(" | ")[0] for line in out.split("==== make test: the phases")[1]
+            .splitlines() if line.startswith("| ") and "---" not in line][1:]
+    assert rows == ["| unit", "| nbval", "| book", "| pdf", "| built"]
 
 
 def test_the_kernel_probe_runs_the_default_kernel_and_refuses_an_unknown_one():
