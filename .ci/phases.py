@@ -3,14 +3,13 @@
 Each phase is a ``make`` target. The pytest phases write JUnit XML into ``_build/logs/``, from
 which the table counts the tests passed, failed and skipped; a build phase counts as one step.
 The phases that read the built site run only if the builds they need succeeded (otherwise they
-are reported as not run, and count as failed).
-
-The builds run beside the unit tests: each build is one process on one core, while pytest's
-workers leave a core idle in the phase's setup and tail, so on a two-core machine the book and the
-PDF take about 135 s off ``make test`` this way (CI14: unit 462 s, book 62 s, PDF 73 s one after
-the other). Their output is held and printed when the unit phase ends. The table is also written to
+are reported as not run, and count as failed). The table is also written to
 ``_build/logs/phases.md`` (``.ci/run`` prints it again last), and the exit status is non-zero
 if any phase failed.
+
+The book and the PDF are built beside the unit tests, one after the other, at the lowest CPU
+priority: a build is one process, and pytest's two workers leave a core idle in their start and
+their tail, which the builds take. Their output is held and printed when the unit phase ends.
 """
 
 from __future__ import annotations
@@ -64,6 +63,12 @@ def pdf_possible() -> bool:
     return found or os.environ.get("REQUIRE_PDF") == "1"
 
 
+def _lowest_priority() -> None:
+    """In a background phase's process, before it starts: the lowest CPU priority, so that it
+    takes the cores the foreground phase leaves idle rather than slowing its tests."""
+    os.nice(19)
+
+
 def run(phase: Phase, ok: dict[str, bool], held: list[str] | None = None
         ) -> tuple[str, str, str, str, str]:
     """Run one phase; its row of the table. With ``held``, its output is appended there instead
@@ -87,7 +92,7 @@ def run(phase: Phase, ok: dict[str, bool], held: list[str] | None = None
         status = subprocess.run(command, cwd=ROOT).returncode
     else:
         done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
+                              stderr=subprocess.STDOUT, text=True, preexec_fn=_lowest_priority)
         status = done.returncode
         held.append(title + f" (beside {phase.beside})\n" + (done.stdout or ""))
     seconds = f"{time.monotonic() - start:.0f} s"

@@ -85,12 +85,12 @@ def test_the_builds_run_beside_the_unit_tests_and_their_output_waits(tmp_path, m
             print("unit's own output")
         if target == "pdf":
             pdf_done.set()
-        seen.append((target, "stdout" in kwargs))
+        seen.append((target, "stdout" in kwargs and "preexec_fn" in kwargs))
         return subprocess.CompletedProcess(command, 0, stdout=f"{target}'s log line\n")
 
     monkeypatch.setattr(phases.subprocess, "run", fake_run)
     assert phases.main() == 0
-    # the builds' output is held (piped), the test phases' is not
+    # the builds' output is held (piped) and they run at the lowest priority; not the tests'
     assert dict(seen) == {"unit": False, "book": True, "pdf": True, "nbval": False,
                           "built": False}
     out = capsys.readouterr().out
