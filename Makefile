@@ -1,6 +1,6 @@
 # The two commands most people need:
 #   make book   build the website into _build/html (installs only the build's packages:
-#               requirements-build-lock.txt into .venv, Temml into node_modules)
+#               requirements-build-lock.txt into .venv, Temml, d3 and esbuild into node_modules)
 #   make test   run every test, phase by phase, and print a table of the phases (installs the
 #               whole of requirements-lock.txt and the workflow linter on first use)
 # Others:
@@ -71,7 +71,8 @@ python-version:
 #               and dpcourse itself, editable (pyproject.toml); no Node.js (make assignments,
 #               make grade)
 #   venv        that, plus the workflow linter (npm)
-#   node-build  the build's math renderer (package.json "dependencies"), npm ci --omit=dev
+#   node-build  the build's npm packages (package.json "dependencies": Temml, d3, esbuild),
+#               npm ci --omit=dev
 #   node-all    that and Lighthouse (package.json "devDependencies"), for make benchmark
 # requirements-build-lock.txt pins the same versions as requirements-lock.txt (make lock), so the
 # build's packages are already there once the whole lock is installed.
@@ -115,7 +116,7 @@ node-all: node_modules/.installed-all
 
 node_modules/.installed-build: package.json package-lock.json
 	@$(NPM_CHECK)
-	@echo "== installing the build's math renderer (npm ci --omit=dev) into node_modules"
+	@echo "== installing the build's npm packages (npm ci --omit=dev) into node_modules"
 	@npm ci --omit=dev --silent --no-audit --no-fund
 	@touch $@
 
@@ -192,7 +193,7 @@ benchmark: venv node-all
 # all), one module at a time, each against tests/package/test_<module>.py; JOBS mutants at a time;
 # ARGS=--missed-only re-runs only what the last run missed
 mutation: venv
-	$(BIN)/python benchmarks/mutation.py --jobs $(JOBS) $(ARGS) $(MODULES)
+	$(BIN)/python benchmarks/run.py --jobs $(JOBS) $(ARGS) --mutation $(MODULES)
 
 VARIANT ?= 0
 CHAPTERS ?=

@@ -44,6 +44,7 @@ ELSEWHERE = {
     "m.py": "a made-up module path in tests/site/test_benchmarks.py's mutation-report tests",
     "grades.csv": "the scores `make grade` writes (assignments/grade.py), git-ignored",
     "LICENSE-d3.txt": "d3's licences, written beside d3.js in the built site by _ext/course_site/explorables.py",
+    "d3-esbuild-meta.json": "esbuild's list of what it bundled into d3.js, written in the build's doctree folder by _ext/course_site/explorables.py",
     "empty/laplace-mechanism.ipynb": "a corpus submission tests/assignments/corpus.py writes in a temporary folder",
     "garbled/laplace-mechanism.ipynb": "a corpus submission tests/assignments/corpus.py writes in a temporary folder",
     "jane doe/laplace-mechanism.ipynb": "a corpus submission tests/assignments/corpus.py writes in a temporary folder",
