@@ -1,6 +1,7 @@
 """The mutation score of ``chapters/dpcourse/``, module by module, into benchmarks/report.{md,json}.
 
-Run with ``make mutation`` (every module) or ``make mutation MODULES="randomness gaussian"``;
+Run with ``make mutation`` (every module) or ``make mutation MODULES="randomness gaussian"``,
+which calls ``benchmarks/run.py --mutation`` (the report's one writer) and that :func:`measure`;
 how to read and act on the result: README.md, "The mutation score". Not part of ``make test``.
 
 For each module, one at a time, this runs mutmut 3 (configured in ``pyproject.toml``,
@@ -12,19 +13,17 @@ For each module, one at a time, this runs mutmut 3 (configured in ``pyproject.to
   test kills it (a mutant a test kills is not equivalent);
 * the score is ``(killed + timed out) / (mutants - equivalent)``: a survivor and a mutant that no
   test of its own module reaches both count as missed;
-* it writes each module's counts into ``report.json`` (key ``mutation``; the modules not run
-  keep their last result) and rewrites ``report.md`` from it, as ``benchmarks/run.py`` does.
+* ``run.py`` writes each module's counts into ``report.json`` (key ``mutation``, :func:`merged`:
+  the modules not run keep their last result) and rewrites ``report.md`` from it.
 
-Exit status 0 when it ran, whatever the scores (benchmarks inform, they do not gate); 2 for an
-unknown module or an equivalent-mutant entry that no longer matches its mutant.
+``make mutation`` exits 0 when it ran, whatever the scores (benchmarks inform, they do not
+gate); 2 for an unknown module or an equivalent-mutant entry that no longer matches its mutant.
 """
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
-import os
 import subprocess
 import sys
 import tomllib
@@ -172,43 +171,34 @@ def markdown(mutation: dict) -> list[str]:
     return lines
 
 
-def write(results: dict[str, dict]) -> None:
-    """Merge the modules just measured into report.json and rewrite report.md."""
+def merged(mutation: dict | None, results: dict[str, dict]) -> dict:
+    """The report's ``mutation`` entry with the modules just measured in place (the others keep
+    their last result)."""
     from importlib.metadata import version
 
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import run  # benchmarks/run.py: the report's one writer
-
-    report = json.loads(run.REPORT.read_text(encoding="utf-8"))
-    mutation = report.get("mutation") or {"modules": {}}
+    mutation = dict(mutation or {"modules": {}})
+    mutation["modules"] = dict(mutation["modules"])
     mutation["mutmut"] = version("mutmut")
     for module, r in results.items():
         mutation["modules"][module] = {k: v for k, v in r.items()
                                        if k not in ("missed", "killed_but_listed",
                                                     "stale_equivalents")}
-    report["mutation"] = mutation
-    run.REPORT.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    (ROOT / "benchmarks" / "report.md").write_text(run.markdown(report), encoding="utf-8")
-    print("\n".join(markdown(mutation)))
+    return mutation
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("modules", nargs="*", help="modules of chapters/dpcourse/ (default: all)")
-    parser.add_argument("--missed-only", action="store_true",
-                        help="re-run only the mutants the last run of each module missed")
-    parser.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", 1)),
-                        help="mutmut's worker processes (default 1: the machine is shared)")
-    args = parser.parse_args()
-    wanted = args.modules or modules()
+def measure(wanted: list[str], jobs: int = 1,
+            missed_only: bool = False) -> tuple[dict[str, dict], list[str]]:
+    """Each module of ``wanted`` (all when empty) run by mutmut, one at a time: its counts, and
+    the problems found in ``equivalent-mutants.toml``. ``ValueError`` for an unknown module or a
+    malformed entry, before minutes of mutation."""
+    wanted = wanted or modules()
     unknown = sorted(set(wanted) - set(modules()))
     if unknown:
-        print(f"unknown modules {unknown}; chapters/dpcourse/ has {modules()}")
-        return 2
-    load_equivalents()  # a malformed entry stops before minutes of mutation
+        raise ValueError(f"unknown modules {unknown}; chapters/dpcourse/ has {modules()}")
+    load_equivalents()
     results, problems = {}, []
     for module in wanted:
-        r = results[module] = run_module(module, args.jobs, args.missed_only)
+        r = results[module] = run_module(module, jobs, missed_only)
         print(f"  {module}: {100 * r['score']:.1f}% ({r['killed'] + r['timeout']} caught of "
               f"{r['mutants'] - r['equivalent']}, {r['equivalent']} equivalent excluded)")
         for m in r["missed"]:
@@ -218,11 +208,6 @@ def main() -> int:
                             "`mutmut show`; review the entry")
         for m in r["killed_but_listed"]:
             problems.append(f"{m}: listed as equivalent, but a test kills it; remove the entry")
-    write(results)
-    for problem in problems:
-        print("equivalent-mutants.toml:", problem)
-    return 2 if problems else 0
+    return results, problems
 
 
-if __name__ == "__main__":
-    sys.exit(main())

@@ -53,7 +53,7 @@ REPORT = ROOT / "benchmarks" / "report.json"
 sys.path[:0] = [str(ROOT / "chapters"), str(ROOT / "tests"), str(ROOT / "_ext")]
 import scale  # noqa: E402  (benchmarks/scale.py, beside this file)
 import grading  # noqa: E402  (benchmarks/grading.py: make grade on N submissions, issue #41)
-import mutation  # noqa: E402  (benchmarks/mutation.py: `make mutation` writes its own section)
+import mutation  # noqa: E402  (benchmarks/mutation.py: `make mutation` runs --mutation)
 import lighthouse  # noqa: E402  (benchmarks/lighthouse.py, beside this file)
 from course_site import tables  # noqa: E402  (_ext/course_site/tables.py: reading times)
 
@@ -313,7 +313,43 @@ def targets_met(results: dict) -> dict[str, bool]:
     return {name: results[name] < limit for name, limit in TARGETS.items() if name in results}
 
 
-def main() -> None:
+def mutation_only(previous: dict, modules: list[str], jobs: int, missed_only: bool) -> int:
+    """``make mutation``: the named modules' scores into the report; 2 for an unknown module or
+    an equivalent-mutant entry to review (listed last)."""
+    try:
+        results, problems = mutation.measure(modules, jobs, missed_only)
+    except ValueError as error:
+        print(error)
+        return 2
+    write_report({**previous, "mutation": mutation.merged(previous.get("mutation"), results)},
+                 show=False)
+    print("\n".join(mutation.markdown(json.loads(REPORT.read_text())["mutation"])))
+    for problem in problems:
+        print("equivalent-mutants.toml:", problem)
+    return 2 if problems else 0
+
+
+def scale_only(previous: dict, resume: bool, unfinished: str | None) -> int:
+    """The engines at scale into the report, written after every run (``resume``: keep the
+    last entry's runs; ``unfinished``: only record why the entry is incomplete)."""
+    last = previous.get("scale") or {}
+    # a new measurement keeps the last one's runs (not its own previous) for comparison
+    kept = (last.get("previous") if resume or unfinished else
+            {k: last[k] for k in ("measured_at", "cpu_count", "runs") if k in last})
+
+    def save(section: dict) -> None:
+        if kept:
+            section["previous"] = kept
+        write_report({**previous, "scale": section}, show=False)
+
+    if unfinished:
+        save(dict(last, unfinished=unfinished))
+    else:
+        save(scale.measure(save, last.get("runs", []) if resume else []))
+    return 0
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--skip-ci", action="store_true",
                         help="keep the CI measurement of the last report (it takes minutes)")
@@ -335,6 +371,24 @@ def main() -> None:
     parser.add_argument("--grading-students", type=int, default=grading.CLASS_SIZE,
                         help="how many synthetic submissions the grading benchmark grades "
                              "(below 80, the report extrapolates to 80 and says so)")
+    parser.add_argument("--scale-only", action="store_true",
+                        help="measure only the engines at scale (benchmarks/scale.py), writing "
+                             "the report after every run; keep the rest of the last report")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --scale-only: keep the runs of the report's scale entry and "
+                             "measure the rest")
+    parser.add_argument("--unfinished", metavar="TEXT",
+                        help="with --scale-only: record in the report's scale entry which runs "
+                             "did not finish and why (e.g. stopped for lack of time), measure "
+                             "nothing")
+    parser.add_argument("--mutation", nargs="*", metavar="MODULE",
+                        help="measure only the mutation score of these modules of "
+                             "chapters/dpcourse/ (none named: all; `make mutation`); keep the "
+                             "rest of the last report")
+    parser.add_argument("--missed-only", action="store_true",
+                        help="with --mutation: re-run only the mutants the last run missed")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="with --mutation: mutmut's worker processes (default 1)")
     parser.add_argument("--grading-only", action="store_true",
                         help="measure only the grading of a class (benchmarks/grading.py); "
                              "keep the rest of the last report")
@@ -342,6 +396,10 @@ def main() -> None:
     if args.grading_students < 1:
         parser.error("--grading-students must be at least 1")
     previous = json.loads(REPORT.read_text(encoding="utf-8")) if REPORT.exists() else {}
+    if args.mutation is not None:
+        return mutation_only(previous, args.mutation, args.jobs, args.missed_only)
+    if args.scale_only:
+        return scale_only(previous, args.resume, args.unfinished)
     if args.grading_only:
         print(f"grading {args.grading_students} submissions ...", flush=True)
         return write_report({**previous, "grading": grading.measure(args.grading_students)})
@@ -387,7 +445,7 @@ def main() -> None:
     print("grading (benchmarks/grading.py) ...", flush=True)
     results["grading"] = grading.measure(args.grading_students)
     results["mutation"] = previous.get("mutation")  # measured by `make mutation`, not here
-    write_report(results)
+    return write_report(results)
 
 
 #: Lighthouse runs per page: one run's blocking time varied from 366 to 1,679 ms on the same
@@ -432,13 +490,17 @@ def add_lighthouse(report: dict, extra: dict, measured: dt.datetime) -> dict:
     return {**report, "lighthouse": {**kept, **extra}, "lighthouse_measured_at": stamp}
 
 
-def write_report(results: dict) -> None:
+def write_report(results: dict, show: bool = True) -> int:
+    """Write report.json, report.md and the README's quoted numbers; print the report
+    (``show``). The benchmark's one writer of them."""
     results["targets_met"] = targets_met(results)
 
     REPORT.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     (ROOT / "benchmarks" / "report.md").write_text(markdown(results), encoding="utf-8")
     update_readme(results)
-    print((ROOT / "benchmarks" / "report.md").read_text(encoding="utf-8"))
+    if show:
+        print((ROOT / "benchmarks" / "report.md").read_text(encoding="utf-8"))
+    return 0
 
 
 #: The README's timings: report key -> (scale, decimals). ``ci_s`` is quoted in minutes.
@@ -574,4 +636,4 @@ def markdown(r: dict) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -27,9 +27,10 @@ their spills to the task), and the shuffle written; and the executor's peak JVM 
 process tree also reports its CPU seconds, so that a run slowed by other jobs on the machine shows
 it (CPU seconds well below ``cores`` x wall).
 
-Run it alone with ``python benchmarks/scale.py`` (it writes the ``scale`` entry of
-``benchmarks/report.json`` and re-writes ``benchmarks/report.md``); ``benchmarks/run.py`` calls
-:func:`measure` unless given ``--skip-scale``. The event tables (0.7 to 70 MB of Parquet) are
+``benchmarks/run.py`` calls :func:`measure` unless given ``--skip-scale``; run it alone with
+``python benchmarks/run.py --scale-only`` (``--resume`` to keep an interrupted measurement's
+runs), which writes the ``scale`` entry of ``benchmarks/report.json`` and re-writes
+``benchmarks/report.md``. The event tables (0.7 to 70 MB of Parquet) are
 written to ``_build/scale/`` once.
 """
 
@@ -45,7 +46,6 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA_DIR = ROOT / "_build" / "scale"
-REPORT = ROOT / "benchmarks" / "report.json"
 EVENT_LOG_DIR = DATA_DIR / "spark-events"
 SIZES = (10**5, 10**6, 2 * 10**6, 5 * 10**6, 10**7)
 ENGINES = ("numpy", "opendp", "spark", "spark-dataframe")
@@ -345,39 +345,12 @@ def markdown(scale: dict) -> list[str]:
 
 
 def main() -> None:
+    """One release in this process, for :func:`run`'s child (``--child ENGINE ROWS``)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--child", nargs=2, metavar=("ENGINE", "ROWS"),
+    parser.add_argument("--child", nargs=2, metavar=("ENGINE", "ROWS"), required=True,
                         help="run one release in this process (used by the parent)")
-    parser.add_argument("--resume", action="store_true",
-                        help="keep the runs of the report's scale entry and measure the rest")
-    parser.add_argument("--unfinished", metavar="TEXT",
-                        help="record in the report's scale entry which runs did not finish and "
-                             "why (e.g. stopped for lack of time), measure nothing")
     args = parser.parse_args()
-    if args.child:
-        print(json.dumps(child(args.child[0], int(args.child[1]))))
-        return
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    import run as benchmark_run
-    results = json.loads(REPORT.read_text(encoding="utf-8"))
-    last = results.get("scale") or {}
-    # a new measurement keeps the last one's runs (not its own previous) for comparison
-    previous = (last.get("previous") if args.resume or args.unfinished else
-                {k: last[k] for k in ("measured_at", "cpu_count", "runs") if k in last})
-
-    def save(scale: dict) -> None:
-        if previous:
-            scale["previous"] = previous
-        results["scale"] = scale
-        REPORT.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-        (ROOT / "benchmarks" / "report.md").write_text(benchmark_run.markdown(results),
-                                                      encoding="utf-8")
-
-    if args.unfinished:
-        save(dict(results["scale"], unfinished=args.unfinished))
-        return
-    done = results.get("scale", {}).get("runs", []) if args.resume else []
-    measure(save, done)
+    print(json.dumps(child(args.child[0], int(args.child[1]))))
 
 
 if __name__ == "__main__":

@@ -149,6 +149,59 @@ def test_an_equivalent_entry_is_compared_with_the_change_mutmut_shows():
     assert mutation.module_of("chapters.dpcourse.gaussian.x_gaussian_sigma__mutmut_3") == "gaussian"
 
 
+def test_make_mutation_refuses_an_unknown_module_and_keeps_the_modules_not_run(monkeypatch,
+                                                                              capsys):
+    monkeypatch.setattr(run, "write_report", lambda *a, **k: pytest.fail("wrote the report"))
+    assert run.mutation_only({}, ["no-such-module"], 1, False) == 2
+    assert "unknown modules ['no-such-module']" in capsys.readouterr().out
+    old = {"mutmut": "0", "modules": {"gaussian": {"score": 0.9}, "randomness": {"score": 0.97}}}
+    new = mutation.merged(old, {"gaussian": {"score": 1.0, "missed": ["x"],
+                                             "killed_but_listed": [], "stale_equivalents": []}})
+    assert new["modules"] == {"gaussian": {"score": 1.0}, "randomness": {"score": 0.97}}
+    assert new["mutmut"] != "0" and old["modules"]["gaussian"] == {"score": 0.9}
+
+
+def test_the_scale_benchmark_alone_writes_after_every_run_and_keeps_the_last_runs(monkeypatch):
+    written = []
+    monkeypatch.setattr(run, "write_report", lambda r, show=True: written.append(r) or 0)
+    previous = {"scale": {"runs": ["old"], "measured_at": "then"}, "other": 1}
+
+    def measure(save, done):
+        assert done == []  # not resumed: every run again
+        for n in (1, 2):
+            save({"runs": ["new"] * n})
+        return {"runs": ["new"] * 2}
+
+    monkeypatch.setattr(run.scale, "measure", measure)
+    assert run.scale_only(previous, False, None) == 0
+    assert [len(r["scale"]["runs"]) for r in written] == [1, 2, 2] and written[-1]["other"] == 1
+    assert written[-1]["scale"]["previous"] == {"runs": ["old"], "measured_at": "then"}
+    written.clear()
+    assert run.scale_only(previous, False, "stopped for lack of time") == 0
+    assert written == [{"scale": {"runs": ["old"], "measured_at": "then",
+                                  "unfinished": "stopped for lack of time"}, "other": 1}]
+
+
+def test_the_benchmark_modules_import_each_other_without_a_circle():
+    """``run.py`` writes the report and imports the modules that measure; none imports it back
+    (``make mutation`` and the scale benchmark alone go through ``run.py``)."""
+    import ast
+
+    folder = ROOT / "benchmarks"
+    local = {p.stem for p in folder.glob("*.py")}
+    imports = {}
+    for path in folder.glob("*.py"):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module.split(".")[0])
+        imports[path.stem] = names & local
+    assert imports["run"] >= {"scale", "mutation", "grading", "lighthouse"}
+    assert [name for name, found in imports.items() if name != "run" and found] == []
+
+
 def test_every_equivalent_mutant_is_in_a_module_and_has_a_reason():
     entries = mutation.load_equivalents()
     assert all(mutation.module_of(name) in mutation.modules() for name in entries)
