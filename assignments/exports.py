@@ -36,6 +36,9 @@ from pathlib import Path
 
 from problems import chapter_order, load_problems
 
+#: The columns of the per-problem CSV that ``make grade`` writes and ``make grade-written``
+#: rewrites (``grade.py``, ``written.py``), and that the exports read.
+FIELDS = ("student", "assignment", "problem", "title", "score", "max_score", "feedback")
 CANVAS_IDS = ("Student", "ID", "SIS User ID", "SIS Login ID", "Section")
 CANVAS_ID_COLUMNS = ("SIS Login ID", "SIS User ID")
 MOODLE_ID = "Student id"

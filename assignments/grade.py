@@ -40,9 +40,9 @@ from typing import Any
 
 import isolate
 import written
+from exports import FIELDS
 from problems import HERE, load_problems
 
-FIELDS = ("student", "assignment", "problem", "title", "score", "max_score", "feedback")
 _STUDENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@+-]*$")
 STUDENT_ID_RULE = ("a student id holds letters, digits and '_', '.', '-', '@', '+', and starts "
                    "with a letter or a digit")

@@ -858,3 +858,39 @@ def grade_isolated(problem: P.Problem, code: str, constants: dict[str, Any],
                       reason=f"the process running your code ended ({code_text}) before "
                              "its tests finished (os._exit, or a crash of Python?), so the "
                              "problem scores 0")
+
+
+@dataclass
+class Outcome:
+    """What grading one problem gave: per test block, passed and the feedback."""
+
+    score: float
+    points: float
+    feedback: list[str]
+    tampering: str = ""
+
+    @property
+    def full(self) -> bool:
+        return self.score == self.points
+
+
+def run_problem(problem: P.Problem, solution: str | None = None, variant: int = 0,
+                cell_seconds: float = 30.0, seconds: float | None = None,
+                draw: int | None = None) -> Outcome:
+    """Grade ``problem`` as ``make grade`` does, with ``solution`` (code) in place of the
+    solution block.
+
+    ``solution=None`` runs the reference; pass ``problems.student_solution(problem)`` for the
+    untouched release. The code and the tests run in a process of their own
+    (:func:`grade_isolated`), killed after ``seconds`` (:data:`PROBLEM_SECONDS` by default);
+    each cell is also stopped after ``cell_seconds``. A test cell scores its points when it
+    raises nothing, as in nbgrader. ``draw`` draws the constants as ``make grade`` does for one
+    student.
+    """
+    code = problem.one("solution").code if solution is None else solution
+    constants = problem.constants(variant, draw=draw)
+    result = grade_isolated(problem, code, constants,
+                            seconds=PROBLEM_SECONDS if seconds is None else seconds,
+                            cwd=P.ROOT, cell_seconds=cell_seconds)
+    return Outcome(score=result.score, points=problem.points, feedback=result.feedback,
+                   tampering=result.tampering)

@@ -10,9 +10,9 @@ block and a ``markdown rubric`` block instead.
 * :func:`load_problems` reads them all; :meth:`Problem.constants` draws a variant's constants;
 * :func:`chapter_notebook` writes one chapter's nbgrader source notebook (the prompts converted
   by the reader edition's converter, ``_ext/reader_markdown.py``);
-* :func:`run_problem` grades one problem as ``make grade`` does (in a process of its own,
-  :mod:`isolate`), with the reference solution, a mutant or any other code in place of the
-  solution block: the same cells and the same points as the release's.
+* :func:`isolate.run_problem` grades one problem as ``make grade`` does (in a process of its
+  own), with the reference solution, a mutant or any other code in place of the solution block:
+  the same cells and the same points as the release's.
 """
 
 from __future__ import annotations
@@ -370,44 +370,7 @@ def chapter_notebook(chapter: str, problems: list[Problem], variant: int = 0) ->
         "language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
 
 
-# ---------------------------------------------------------------- in-process grading
-
-@dataclass
-class Outcome:
-    """What grading one problem gave: per test block, passed and the feedback."""
-
-    score: float
-    points: float
-    feedback: list[str]
-    tampering: str = ""
-
-    @property
-    def full(self) -> bool:
-        return self.score == self.points
-
-
-def run_problem(problem: Problem, solution: str | None = None, variant: int = 0,
-                cell_seconds: float = 30.0, seconds: float | None = None,
-                draw: int | None = None) -> Outcome:
-    """Grade ``problem`` as ``make grade`` does, with ``solution`` (code) in place of the
-    solution block.
-
-    ``solution=None`` runs the reference; pass ``student_solution(problem)`` for the untouched
-    release. The code and the tests run in a process of their own (:mod:`isolate`), killed
-    after ``seconds`` (:data:`isolate.PROBLEM_SECONDS` by default); each cell is also stopped
-    after ``cell_seconds``. A test cell scores its points when it raises nothing, as in
-    nbgrader. ``draw`` draws the constants as ``make grade`` does for one student.
-    """
-    import isolate
-
-    code = problem.one("solution").code if solution is None else solution
-    constants = problem.constants(variant, draw=draw)
-    result = isolate.grade_isolated(problem, code, constants,
-                                    seconds=isolate.PROBLEM_SECONDS if seconds is None
-                                    else seconds, cwd=ROOT, cell_seconds=cell_seconds)
-    return Outcome(score=result.score, points=problem.points, feedback=result.feedback,
-                   tampering=result.tampering)
-
+# ---------------------------------------------------------------- running a test cell
 
 def _run_test_cell(block: Block, namespace: dict, pid: str) -> float:
     """Run one test cell; its score as nbgrader's ``determine_grade`` gives it: 0 on an error

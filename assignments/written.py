@@ -25,7 +25,7 @@ import json
 import sys
 from pathlib import Path
 
-from exports import PENDING, read_rows, write_exports
+from exports import FIELDS, PENDING, read_rows, write_exports
 from feedback import feedback_folder, write_feedback
 from problems import HERE, load_problems
 
@@ -178,8 +178,6 @@ def store(answers: Path, course: Path = HERE) -> int:
 
 def refresh(grades: Path, course: Path = HERE) -> list[dict]:
     """Rewrite ``grades`` (the per-problem CSV) with the hand grades the gradebook holds now."""
-    from grade import FIELDS
-
     rows = apply(read_rows(grades), course)
     with grades.open("w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=FIELDS)

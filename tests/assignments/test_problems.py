@@ -1,4 +1,5 @@
-"""Every problem of the instructor edition, graded in this process (``problems.run_problem``).
+"""Every problem of the instructor edition, graded as ``make grade`` grades it
+(``isolate.run_problem``).
 
 For each problem file in ``assignments/problems/``: the reference solution scores full marks
 (in variants 0, 1 and 2), the untouched student release scores 0, every alternative correct
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import corpus
+import isolate
 import problems as P
 
 
@@ -29,14 +31,14 @@ REQUIRED_KINDS = {"wrong-scale": "laplace-mechanism", "swapped": "laplace-mechan
 
 
 @cache
-def outcome(index: int, kind: str, name: str = "", variant: int = 0) -> P.Outcome:
+def outcome(index: int, kind: str, name: str = "", variant: int = 0) -> isolate.Outcome:
     problem = PROBLEMS[index]
     if kind == "reference":
-        return P.run_problem(problem, variant=variant)
+        return isolate.run_problem(problem, variant=variant)
     if kind == "stub":
-        return P.run_problem(problem, P.student_solution(problem))
+        return isolate.run_problem(problem, P.student_solution(problem))
     block = next(b for b in problem.of(kind) if b.name == name)
-    return P.run_problem(problem, block.code)
+    return isolate.run_problem(problem, block.code)
 
 
 def test_problems_exist_and_are_named_by_topic():
@@ -120,9 +122,9 @@ def test_a_solution_cell_that_never_ends_scores_zero_for_its_problem_only():
     # nbgrader interrupts such a cell after its timeout (nbgrader_config.py) and runs on; the
     # in-process grader does the same, here with a 1-second cell limit.
     first, second = PROBLEMS[0], PROBLEMS[1]
-    stuck = P.run_problem(first, "while True:\n    pass\n", cell_seconds=1)
+    stuck = isolate.run_problem(first, "while True:\n    pass\n", cell_seconds=1)
     assert stuck.score == 0 and all("Traceback" not in f for f in stuck.feedback)
-    assert P.run_problem(second).full
+    assert isolate.run_problem(second).full
 
 
 def test_a_broken_problem_file_is_refused_with_its_name(tmp_path):
@@ -163,14 +165,14 @@ OVERSPEND = TIGHTER.replace("total += first + max(rest)", "total += first + min(
 @pytest.mark.parametrize("variant", [0, 1, 2])
 @pytest.mark.parametrize("code", [TIGHTER, HALFWAY], ids=["tighter", "halfway"])
 def test_plan_cost_gives_full_marks_to_a_tighter_correct_replace_one_cost(code, variant):
-    result = P.run_problem(PROBLEMS[PLAN_COST], code, variant=variant)
+    result = isolate.run_problem(PROBLEMS[PLAN_COST], code, variant=variant)
     assert result.full and result.points == 4, result.feedback
     assert not result.feedback
 
 
 def test_plan_cost_takes_points_from_an_answer_that_would_let_the_analyst_overspend():
     assert OVERSPEND != TIGHTER
-    result = P.run_problem(PROBLEMS[PLAN_COST], OVERSPEND)
+    result = isolate.run_problem(PROBLEMS[PLAN_COST], OVERSPEND)
     assert result.score < result.points
     assert any("less than the true cost" in f and "overspend" in f for f in result.feedback), \
         result.feedback
