@@ -476,18 +476,23 @@ def measure_pages(previous: dict | None = None,
 def add_lighthouse(report: dict, extra: dict, measured: dt.datetime) -> dict:
     """``report`` with the calibrated Lighthouse results ``extra`` (page -> record, as
     :func:`lighthouse.calibrated_pages` writes them), measured at ``measured``, added to its
-    own: a page measured in both keeps the newer record, and the time of each measurement is
-    kept with the number of pages it gave."""
+    own: a page measured in both keeps the newer record. Each record keeps the time it was
+    measured (``measured_at``), and the report's stamp counts the pages of each time."""
     if not extra or any("cpu_slowdown" not in r for r in extra.values()):
         raise ValueError("extra: a calibrated measurement (lighthouse.py --calibrated) is needed")
     if any("cpu_slowdown" not in r for r in report.get("lighthouse", {}).values()):
         raise ValueError("report: its Lighthouse measurement is not calibrated; measure again")
-    kept = {p: r for p, r in report.get("lighthouse", {}).items() if p not in extra}
     when = measured.strftime("%Y-%m-%d %H:%M UTC")
     before = report.get("lighthouse_measured_at", "")
-    stamp = (f"{before} ({lighthouse.page_count(len(kept))}) and {when} "
-             f"({lighthouse.page_count(len(extra))})" if kept else when)
-    return {**report, "lighthouse": {**kept, **extra}, "lighthouse_measured_at": stamp}
+    pages = {**{p: {"measured_at": before, **r} for p, r in report.get("lighthouse", {}).items()
+                if p not in extra},
+             **{p: {**r, "measured_at": when} for p, r in extra.items()}}
+    times: dict[str, int] = {}
+    for record in pages.values():
+        times[record["measured_at"]] = times.get(record["measured_at"], 0) + 1
+    stamp = (" and ".join(f"{t} ({lighthouse.page_count(n)})" for t, n in sorted(times.items()))
+             if len(times) > 1 else when)
+    return {**report, "lighthouse": pages, "lighthouse_measured_at": stamp}
 
 
 def write_report(results: dict, show: bool = True) -> int:
