@@ -146,6 +146,7 @@ pdf: venv-build
 
 # Every phase runs, even after one fails; a table of the phases (tests passed, failed, skipped,
 # time) ends the output, and the exit status is non-zero if any phase failed (.ci/phases.py).
+# The book and the PDF are built beside the unit tests, at the lowest CPU priority.
 test: venv node-build
 	@$(BIN)/python .ci/phases.py
 

@@ -321,9 +321,9 @@ def mutation_only(previous: dict, modules: list[str], jobs: int, missed_only: bo
     except ValueError as error:
         print(error)
         return 2
-    write_report({**previous, "mutation": mutation.merged(previous.get("mutation"), results)},
-                 show=False)
-    print("\n".join(mutation.markdown(json.loads(REPORT.read_text())["mutation"])))
+    merged = mutation.merged(previous.get("mutation"), results)
+    write_report({**previous, "mutation": merged}, show=False)
+    print("\n".join(mutation.markdown(merged)))
     for problem in problems:
         print("equivalent-mutants.toml:", problem)
     return 2 if problems else 0
