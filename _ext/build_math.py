@@ -22,10 +22,12 @@ a script to typeset math. Why MathML alone: KaTeX's HTML and MathML made up abou
   (what ``pyftsubset`` runs) to the characters of the site's formulas, plus the math-italic
   letters browsers substitute for one-letter identifiers and the radical sign they draw for
   ``\\sqrt``; the ``MATH`` table and every glyph it reaches (size variants and assembly pieces)
-  stay. The subset is cached beside the doctrees under a digest of the font and the characters,
-  so it is cut again only when the symbols change, and served as ``_static/math/course-math.<digest>.woff2``
-  (a new name when its content changes), preloaded by every page with a formula, under the family
-  name "Course Math" (the licence asks derived fonts to be renamed).
+  stay, but not the script-size letters Chromium never draws (:data:`LAYOUT_FEATURES`). The
+  subset is cached beside the doctrees under a digest of the font and the characters, so it is
+  cut again only when the symbols change, and served as
+  ``_static/math/course-math.<digest>.woff2`` (a new name when its content changes), preloaded
+  by every page with a formula, under the family name "Course Math" (the licence asks derived
+  fonts to be renamed).
 * **Temml's stylesheet**, for the few constructs MathML Core leaves to CSS (column alignment,
   ``\\cancel``, accents' italic correction, AMS equation numbers), is copied from the same npm
   package into ``_static/math/math.css``, without its font faces (the site's are used) and
@@ -81,8 +83,14 @@ ALWAYS = "()0123456789 \u00a0"
 #: Characters Temml writes that Latin Modern Math lacks, drawn with the glyph of another:
 #: ``\\bar`` is the overline U+203E, which in LaTeX is the macron accent.
 ALIASES = {"\u203e": "\u00af"}
+#: The font's OpenType features the subset keeps. Latin Modern Math files them all under the
+#: script "math", which Chromium does not shape with: it draws a sub- or superscript from the
+#: base glyph, made smaller (tests/site/test_math_gallery.py compares the two drawings). The
+#: script-size alternates (ssty) that only Firefox draws were 35 of the subset's 65 KB, which
+#: every first visit of a page with a formula loaded; they are left out.
+LAYOUT_FEATURES = ("dtls",)
 #: Bump when the subsetting below changes, so that cached subsets are cut again.
-SUBSET_VERSION = "3"
+SUBSET_VERSION = "4"
 
 
 def temml_dir(app: Sphinx) -> Path:
@@ -234,7 +242,8 @@ def subset_font(chars: set[str], cache: Path) -> Path:
     if target.is_file():
         return target
     options = subset.Options()
-    options.layout_features = ["*"]  # ssty (script sizes), flac, dtls: all the font has
+    # dtls (dotless i and j under accents), not ssty (script sizes): see LAYOUT_FEATURES
+    options.layout_features = list(LAYOUT_FEATURES)
     options.flavor = "woff2"
     options.hinting = False
     options.desubroutinize = True  # about 3 % smaller once compressed

@@ -157,3 +157,48 @@ def test_the_gallery_on_a_phone(browser, gallery_url):
         page.screenshot(path=str(OUT / "chromium-phone-light.png"), full_page=True)
     finally:
         context.close()
+
+
+#: scripts at two levels, of letters and digits the gallery's formulas use (so its font has them)
+_SCRIPTS = ("<math><msup><mi>x</mi><mrow><mi>\u03b5</mi><mi>n</mi></mrow></msup><msub><mi>X</mi>"
+            "<msub><mi>k</mi><mi>i</mi></msub></msub><msubsup><mi>\u03b4</mi><mn>2</mn>"
+            "<mi>D</mi></msubsup></math>")
+
+
+def test_chromium_draws_scripts_without_the_script_size_letters(browser, gallery_url,
+                                                               monkeypatch, tmp_path):
+    """build_math leaves the font's script-size alternates (ssty) out of the subset, because
+    Chromium draws a script from the base glyph. The same scripts drawn with the site's subset
+    and with one cut the same way but with the alternates must look the same: the day Chromium
+    draws the alternates, this fails, and ``build_math.LAYOUT_FEATURES`` needs ssty again."""
+    from fontTools.ttLib import TTFont
+
+    import build_math
+
+    def features(font: Path) -> set[str]:
+        return {r.FeatureTag for r in TTFont(font)["GSUB"].table.FeatureList.FeatureRecord}
+
+    site = next((OUT / "html" / "_static" / "math").glob("course-math.*.woff2"))
+    chars = set(map(chr, TTFont(site).getBestCmap()))
+    # every letter drawn is in the subset, so neither drawing falls back to another font
+    assert build_math.characters(_SCRIPTS) <= chars
+    monkeypatch.setattr(build_math, "LAYOUT_FEATURES", ("dtls", "ssty"))
+    with_alternates = build_math.subset_font(chars, tmp_path)
+    assert "ssty" not in features(site) and "ssty" in features(with_alternates)
+    assert len(TTFont(with_alternates).getGlyphOrder()) > len(TTFont(site).getGlyphOrder())
+    shutil.copyfile(with_alternates, OUT / "html" / "with-alternates.woff2")
+    shots = []
+    for font in (f"_static/math/{site.name}", "with-alternates.woff2"):
+        page_html = (f"<!doctype html><meta charset=utf-8><style>@font-face {{font-family: M; src: url({font})}}"
+                     f" math {{font-family: M; font-size: 64px}}</style>{_SCRIPTS}")
+        (OUT / "html" / "scripts.html").write_text(page_html, encoding="utf-8")
+        context = browser.new_context(viewport={"width": 500, "height": 160})
+        try:
+            page = context.new_page()
+            page.goto(gallery_url.replace("index.html", "scripts.html"), wait_until="load")
+            page.evaluate("() => document.fonts.ready")
+            assert page.evaluate("() => [...document.fonts].every(f => f.status === 'loaded')")
+            shots.append(page.screenshot(path=str(OUT / f"scripts-{len(shots)}.png")))
+        finally:
+            context.close()
+    assert shots[0] == shots[1]
