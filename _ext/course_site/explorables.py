@@ -17,12 +17,12 @@ put an explorable after one of its code cells. Nothing is added to a page withou
   ``explorables.mjs`` (the shared runtime: labelled sliders, read-outs, d3 charts, lazy
   mounting) and calls ``register("<name>", {title, height, mount(ui)})``. Its numbers come
   from ``<name>-math.mjs``: pure functions and constants, no DOM.
-* **What a page loads** (linked here, on pages with a tagged cell only): ``explorables/d3.js``,
-  deferred (the functions of :data:`D3_EXPORTS`, from npm's d3 modules pinned in
+* **What a page loads** (linked here, on pages with a tagged cell only): each
+  ``explorables/<name>.mjs`` as a module (deferred by nature; Sphinx adds a checksum to its
+  URL). The runtime fetches ``explorables/d3.js`` when the first figure nears the screen, not
+  with the page (the functions of :data:`D3_EXPORTS`, from npm's d3 modules pinned in
   ``package.json``, bundled by esbuild at build time; one file for the whole site, cached once;
-  a new ``d3.<name>`` in a module goes into :data:`D3_EXPORTS`),
-  then each ``explorables/<name>.mjs`` as a module (deferred by nature; Sphinx adds a checksum to
-  its URL).
+  a new ``d3.<name>`` in a module goes into :data:`D3_EXPORTS`).
 * **Testing the numbers:** ``tests/site/test_explorables.py`` imports ``<name>-math.mjs`` under
   Node.js (``node_call``) and compares it with ``dpcourse``, the chapter's code or scipy at
   several settings (1e-9 where exact).
@@ -123,11 +123,10 @@ def _stage(app: Sphinx) -> None:
 
 def _link(app: Sphinx, pagename: str, templatename: str, context: dict,
           doctree: nodes.Node | None) -> None:
-    """Link the explorables' scripts from a page that declares one (``html-page-context``)."""
+    """Link the explorables' modules from a page that declares one (``html-page-context``)."""
     names = names_on_page(doctree) if doctree is not None else []
     if not names:
         return
-    app.add_js_file(f"{STATIC}/d3.js", loading_method="defer")
     for name in names:
         app.add_js_file(f"{STATIC}/{name}.mjs", type="module")
 

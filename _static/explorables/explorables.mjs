@@ -1,12 +1,22 @@
 // The explorables' shared runtime (issue 42; the contract is the docstring of
 // _ext/course_site/explorables.py). An ES module that each explorable's module imports, on the
-// pages that declare one, after d3.js (the classic script that defines window.d3).
-// register(name, {title, height, mount}) puts a <figure class="explorable"
-// data-explorable="name"> after every cell tagged explorable-<name> and mounts the explorable in
-// it when it comes near the screen (its height is kept from the start, so nothing below it moves
-// when it is drawn). The static figure above it stays: the PDF, the notebooks and a reader
-// without JavaScript have that one.
-const d3 = globalThis.d3;
+// pages that declare one. register(name, {title, height, mount}) puts a <figure
+// class="explorable" data-explorable="name"> after every cell tagged explorable-<name> and
+// mounts the explorable in it when it comes near the screen (its height is kept from the start,
+// so nothing below it moves when it is drawn). The static figure above it stays: the PDF, the
+// notebooks and a reader without JavaScript have that one.
+let d3;  // d3.js, beside this module, once the first figure nears the screen (loadD3)
+let d3Loading;
+
+/** d3.js (a classic script that defines window.d3), fetched once, when the first figure is
+ * mounted, not with the page: its 20 KiB stay out of the first screen's downloads. */
+const loadD3 = () => d3Loading ??= new Promise((resolve, reject) => {
+  const script = document.createElement("script");
+  script.src = new URL("d3.js", import.meta.url).href;
+  script.onload = () => resolve(d3 = globalThis.d3);
+  script.onerror = () => reject(new Error(`explorables: ${script.src} did not load`));
+  document.head.append(script);
+});
 
 /** A number as shown: rounded to significant digits, with thousands separators. */
 export const fmt = (v, digits = 3) =>
@@ -205,7 +215,7 @@ export const register = (name, api) => {
     for (const entry of entries) {
       if (entry.isIntersecting) {
         near.unobserve(entry.target);
-        mount(entry.target, name, api);
+        loadD3().then(() => mount(entry.target, name, api));
       }
     }
   }, {rootMargin: "400px 0px"});
