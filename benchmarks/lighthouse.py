@@ -106,6 +106,35 @@ def measure(url: str, slowdown: float | None = None) -> dict[str, float]:
     return out
 
 
+#: A run is at the reference phone's speed when the CPU slowdown it ran at is within this share
+#: of the one its own benchmark index asks for (Lighthouse measures the index, unthrottled, at the
+#: start of every run).
+TOLERANCE = 0.15
+#: Runs of one measurement at most, until one is at the reference phone's speed.
+TRIES = 3
+
+
+def calibrated_run(url: str, slowdown: float, tries: int = TRIES) -> tuple[dict, float]:
+    """One run of ``url`` at the reference phone's speed, and the slowdown for the next run.
+
+    On a shared 2-core host the index moves by up to 2x within minutes, so one slowdown set at
+    the start does not make every run the reference phone. A run whose own index asks for a
+    slowdown more than :data:`TOLERANCE` away from the one it ran at (or that is below the
+    calculator's range) is run again at the slowdown its index asked for, up to ``tries`` runs;
+    the last one is then kept, marked ``"off"``. The run records the slowdown it ran at
+    (``cpu_slowdown``) and how many tries it took (``tries``)."""
+    for attempt in range(1, tries + 1):
+        result = measure(url, slowdown)
+        index = result["benchmark_index"]
+        wanted = cpu_slowdown(index) if index >= 1300 else None
+        result.update(cpu_slowdown=slowdown, tries=attempt)
+        if wanted is not None and abs(wanted - slowdown) <= TOLERANCE * wanted:
+            return result, wanted
+        slowdown = wanted or slowdown
+    result["off"] = True
+    return result, slowdown
+
+
 def median_run(runs: list[dict[str, float]]) -> dict[str, float]:
     """Each number's median over ``runs`` of one page (one metric at a time), as Lighthouse
     advises against its run-to-run variance; Lighthouse's CPU benchmark index keeps its lowest
@@ -153,13 +182,15 @@ def calibrated_pages(site: Path, pages: list[str] | None = None, runs: int = 5,
                      calibration_runs: int = 3) -> dict[str, dict[str, float]]:
     """Lighthouse as its reference phone sees ``pages`` (default: every page of ``site``).
 
-    The CPU slowdown comes from this host's benchmark index (:func:`cpu_slowdown`), the median
-    of ``calibration_runs`` runs at Lighthouse's default settings (one run's index varies by up
-    to 2x on a shared 2-core machine). Then ``runs`` runs a page, interleaved (page 1, page 2,
-    ..., page 1, ...), text gzipped; each number is the median (:func:`median_run`). Each page's
-    record also holds the slowdown, the calibration's index and the highest 1-minute load
-    average seen during its runs (an idle 2-core machine stays well below 2). With ``save``,
-    the medians of the rounds so far are written there after each round."""
+    The CPU slowdown comes from this host's benchmark index (:func:`cpu_slowdown`): first the
+    median of ``calibration_runs`` runs at Lighthouse's default settings, then, run by run, the
+    index the last run measured (:func:`calibrated_run`: a run whose own index disagrees is run
+    again). ``runs`` runs a page, interleaved (page 1, page 2, ..., page 1, ...), text gzipped;
+    each number is the median (:func:`median_run`). Each page's record also holds the median,
+    lowest and highest slowdown of its runs, the first calibration's index, how many runs were
+    made again (``runs_redone``) and how many never agreed (``runs_off``), and the highest
+    1-minute load average seen during its runs (an idle 2-core machine stays well below 2).
+    With ``save``, the medians of the rounds so far are written there after each round."""
     if not isinstance(runs, int) or isinstance(runs, bool) or runs < 1:
         raise ValueError(f"runs must be a positive integer, got {runs!r}")
     if not isinstance(calibration_runs, int) or calibration_runs < 1:
@@ -183,13 +214,20 @@ def calibrated_pages(site: Path, pages: list[str] | None = None, runs: int = 5,
         for round_ in range(runs):
             for page in pages:
                 load[page] = max(load[page], os.getloadavg()[0])
-                samples[page].append(measure(f"{base}/{page}", slowdown))
+                result, slowdown = calibrated_run(f"{base}/{page}", slowdown)
+                samples[page].append(result)
                 load[page] = max(load[page], os.getloadavg()[0])
-            print(f"  lighthouse round {round_ + 1} of {runs} done", file=sys.stderr, flush=True)
+            print(f"  lighthouse round {round_ + 1} of {runs} done (slowdown now "
+                  f"{slowdown:.2f})", file=sys.stderr, flush=True)
             for page in pages:
+                slowdowns = [run["cpu_slowdown"] for run in samples[page]]
                 results[page] = {**median_run(samples[page]), "runs": round_ + 1, "gzip": True,
-                                 "cpu_slowdown": slowdown, "calibration_index": index,
-                                 "load_max": load[page]}
+                                 "cpu_slowdown": statistics.median(slowdowns),
+                                 "cpu_slowdown_min": min(slowdowns),
+                                 "cpu_slowdown_max": max(slowdowns),
+                                 "runs_redone": sum(r["tries"] - 1 for r in samples[page]),
+                                 "runs_off": sum(bool(r.get("off")) for r in samples[page]),
+                                 "calibration_index": index, "load_max": load[page]}
             if save is not None:  # the rounds so far survive an interrupted measurement
                 save.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n",
                                 encoding="utf-8")
@@ -270,16 +308,28 @@ def _conditions(results: dict) -> str:
                     for key in ("benchmark_index", "benchmark_index_max")} - {0})
     if "cpu_slowdown" in first:
         calibrations: dict[tuple[float, float], int] = {}
+        per_run = [r for r in results.values() if "cpu_slowdown_max" in r]
         for r in results.values():
-            key = (r["cpu_slowdown"], r["calibration_index"])
-            calibrations[key] = calibrations.get(key, 0) + 1
-        each = [f"{slowdown:.2f}x from the host's benchmark index {index:.0f}"
-                + (f" ({page_count(n)})" if len(calibrations) > 1 else "")
+            if "cpu_slowdown_max" not in r:
+                key = (r["cpu_slowdown"], r["calibration_index"])
+                calibrations[key] = calibrations.get(key, 0) + 1
+        groups = len(calibrations) + bool(per_run)
+        each = [f"{slowdown:.2f}x from the host's benchmark index {index:.0f}, the median of "
+                "three calibration runs" + (f" ({page_count(n)})" if groups > 1 else "")
                 for (slowdown, index), n in calibrations.items()]
-        cpu = (f"calibrated to Lighthouse's reference phone: the CPU slowdown "
-               f"{', and '.join(each)} (the median of three calibration runs"
-               f"{' each' if len(calibrations) > 1 else ''}; "
-               f"3 + (index - 1300) / 233, its throttling guide's calculator)")
+        if per_run:
+            kept = sum(r["runs"] for r in per_run)
+            each.append(
+                f"{min(r['cpu_slowdown_min'] for r in per_run):.2f}x to "
+                f"{max(r['cpu_slowdown_max'] for r in per_run):.2f}x, set for each run from "
+                "the benchmark index the host's last run measured"
+                + (f" ({page_count(len(per_run))})" if groups > 1 else "")
+                + f"; a run whose own index asked for a slowdown more than {TOLERANCE:.0%} "
+                f"away was made again at that slowdown ({sum(r['runs_redone'] for r in per_run)}"
+                f" runs made again; {sum(r['runs_off'] for r in per_run)} of the {kept} runs "
+                f"kept still disagreed after {TRIES} tries)")
+        cpu = (f"calibrated to Lighthouse's reference phone (3 + (index - 1300) / 233, its "
+               f"throttling guide's calculator): the CPU slowdown {', and '.join(each)}")
         loads = [r["load_max"] for r in results.values() if "load_max" in r]
         if loads:
             cpu += f"; the machine's 1-minute load average reached {max(loads):.1f}"

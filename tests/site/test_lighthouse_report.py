@@ -102,6 +102,39 @@ def _calibrated(performance: int, slowdown: float, index: float) -> dict:
             "cpu_slowdown": slowdown, "calibration_index": index, "load_max": 1.5}
 
 
+def test_a_run_is_made_again_until_its_own_index_agrees_with_its_slowdown(monkeypatch):
+    """The host's index moves between runs: a run whose index asks for a slowdown more than 15 %
+    away is made again at that one; the next run starts from the last index measured."""
+    indexes = iter([2054.0, 2700.0, 2650.0, 1000.0, 1000.0, 1000.0, 2100.0])
+    ran_at: list[float] = []
+
+    def measure(url, slowdown):
+        ran_at.append(slowdown)
+        return {**_run(90, 2000.0, 100.0, next(indexes))}
+
+    monkeypatch.setattr(lighthouse, "measure", measure)
+    first, after = lighthouse.calibrated_run("u", lighthouse.cpu_slowdown(2054))
+    assert first["tries"] == 1 and "off" not in first and after == lighthouse.cpu_slowdown(2054)
+    second, after = lighthouse.calibrated_run("u", after)  # 2700 asks for 9.0x, not 6.24x
+    assert second["tries"] == 2 and second["benchmark_index"] == 2650.0
+    assert second["cpu_slowdown"] == pytest.approx(lighthouse.cpu_slowdown(2700))
+    assert after == pytest.approx(lighthouse.cpu_slowdown(2650))
+    third, after = lighthouse.calibrated_run("u", after)  # three runs below the calculator's range
+    assert third["tries"] == 3 and third["off"] is True
+    assert after == pytest.approx(lighthouse.cpu_slowdown(2650))
+    assert len(ran_at) == 6 and ran_at[3:] == [after] * 3
+    fourth, _ = lighthouse.calibrated_run("u", 6.0, tries=1)  # 2100 asks for 6.43x: near enough
+    assert fourth["tries"] == 1 and "off" not in fourth
+    per_run = {**_calibrated(90, 6.5, 2054.0), "cpu_slowdown_min": 5.9, "cpu_slowdown_max": 9.01,
+               "runs_redone": 3, "runs_off": 1}
+    text = lighthouse._conditions({"a.html": per_run, "b.html": _calibrated(91, 4.59, 1670.0)})
+    assert ("5.90x to 9.01x, set for each run from the benchmark index the host's last run "
+            "measured (1 page); a run whose own index asked for a slowdown more than 15% away "
+            "was made again at that slowdown (3 runs made again; 1 of the 5 runs kept still "
+            "disagreed after 3 tries)") in text
+    assert "4.59x from the host's benchmark index 1670, the median of three calibration runs (1 page)" in text
+
+
 def test_a_second_calibrated_measurement_adds_its_pages_with_its_own_conditions():
     import datetime as dt
 
@@ -124,10 +157,11 @@ def test_a_second_calibrated_measurement_adds_its_pages_with_its_own_conditions(
     assert third["lighthouse_measured_at"] == ("2026-11-28 02:05 UTC (2 pages) and "
                                                "2026-11-28 11:52 UTC (1 page)")
     text = lighthouse._conditions(out["lighthouse"])
-    assert ("4.59x from the host's benchmark index 1670 (1 page), and 3.86x from the host's "
-            "benchmark index 1500 (2 pages)") in text
+    assert ("4.59x from the host's benchmark index 1670, the median of three calibration runs "
+            "(1 page), and 3.86x from the host's benchmark index 1500, the median of three "
+            "calibration runs (2 pages)") in text
     one = lighthouse._conditions(report["lighthouse"])
-    assert "4.59x from the host's benchmark index 1670 (the median of three" in one
+    assert "4.59x from the host's benchmark index 1670, the median of three calibration runs;" in one
     with pytest.raises(ValueError, match="extra"):
         run.add_lighthouse(report, {"c.html": _run(95, 2000.0, 100.0, 1500.0)},
                            dt.datetime.now(dt.timezone.utc))
