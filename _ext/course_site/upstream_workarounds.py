@@ -14,10 +14,6 @@ an upgrade fixes it upstream, that test fails and says which workaround to delet
   (``role="list"``) under ``role="doc-biblioentry"``, which DPUB-ARIA 1.1 deprecated because it
   is not a list item; axe reports a critical error (a list must contain list items).
   Upstream: https://github.com/w3c/dpub-aria/pull/22 (the deprecation; docutils keeps the role).
-* :func:`drop_unneeded_mathjax`: Sphinx loads MathJax on a page when any page its toctree
-  reaches has math (so that math in toctree titles renders); the intro's table of contents
-  reaches every chapter, and no title of this course has math. Upstream:
-  https://github.com/sphinx-doc/sphinx/issues/10192, made so by sphinx-doc/sphinx#11597.
 * :func:`remember_bibliography_style`: sphinxcontrib-bibtex asks pybtex for the style class at
   every citation it resolves, and each uncached lookup scans every installed package's entry
   points (about 10 ms; 3 s of a build with 300 citations). Registering the class found as a
@@ -123,17 +119,6 @@ def bibliography_list_items(app: Sphinx, pagename: str, templatename: str, conte
         context["body"] = context["body"].replace('role="doc-biblioentry"', 'role="listitem"')
 
 
-def drop_unneeded_mathjax(app: Sphinx, pagename: str, templatename: str, context: dict,
-                          doctree: object) -> None:
-    """No MathJax on a page without math of its own (``html-page-context``, after
-    ``sphinx.ext.mathjax`` has added it)."""
-    if "body" in context and 'class="math' not in context["body"]:
-        context["script_files"][:] = [
-            s for s in context.get("script_files", [])
-            if "mathjax" not in (getattr(s, "filename", "") or "")
-            and "window.MathJax" not in (getattr(s, "attributes", {}).get("body", "") or "")]
-
-
 def remember_bibliography_style(app: Sphinx) -> None:
     """Look the bibliography style up once instead of once per citation (``builder-inited``)."""
     import pybtex.plugin
@@ -151,6 +136,4 @@ def setup(app: Sphinx) -> None:
     app.connect("builder-inited", remember_bibliography_style)
     app.connect("html-page-context", drop_repeated_scripts, priority=100)
     app.connect("html-page-context", bibliography_list_items, priority=100)
-    # after sphinx.ext.mathjax has added MathJax (priority 500)
-    app.connect("html-page-context", drop_unneeded_mathjax, priority=900)
     app.connect("html-page-context", name_sidebar_toggles, priority=600)

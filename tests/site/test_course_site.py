@@ -208,28 +208,6 @@ def test_upstream_docutils_still_marks_citations_as_biblioentries():
     assert 'role="doc-biblioentry"' not in context["body"] and 'role="listitem"' in context["body"]
 
 
-def test_upstream_sphinx_still_loads_mathjax_for_math_that_a_toctree_reaches():
-    """sphinx-doc/sphinx#10192: when this fails, a page without math gets no MathJax from
-    Sphinx: delete ``upstream_workarounds.drop_unneeded_mathjax``."""
-    from sphinx.domains.math import MathDomain
-
-    domain = MathDomain.__new__(MathDomain)  # has_equations reads only these two attributes
-    domain.data = {"has_equations": {"intro": False, "chapter": True}}
-    domain.env = SimpleNamespace(toctree_includes={"intro": ["chapter"]})
-    assert domain.has_equations("intro")
-
-
-def test_the_mathjax_workaround_keeps_mathjax_only_where_there_is_math():
-    mathjax = SimpleNamespace(filename="_static/../mathjax/tex-mml-chtml.js", attributes={})
-    config = SimpleNamespace(filename="", attributes={"body": "window.MathJax = {}"})
-    other = SimpleNamespace(filename="_static/doctools.js", attributes={})
-    for body, kept in [("<p>no math</p>", [other]),
-                       ('<span class="math">x</span>', [mathjax, config, other])]:
-        context = {"body": body, "script_files": [mathjax, config, other]}
-        upstream_workarounds.drop_unneeded_mathjax(None, "p", "page.html", context, None)
-        assert context["script_files"] == kept
-
-
 def test_upstream_pybtex_still_scans_entry_points_at_every_lookup(monkeypatch):
     """When this fails, pybtex caches its lookups: delete
     ``upstream_workarounds.remember_bibliography_style``."""
