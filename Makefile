@@ -1,6 +1,7 @@
 # The two commands most people need:
 #   make book   build the website into _build/html (installs only the build's packages:
-#               requirements-build-lock.txt into .venv, Temml, d3 and esbuild into node_modules)
+#               requirements-build-lock.txt into .venv, Temml, d3, esbuild and PurgeCSS into
+#               node_modules)
 #   make test   run every test, phase by phase, and print a table of the phases (installs the
 #               whole of requirements-lock.txt and the workflow linter on first use)
 # Others:
@@ -71,7 +72,8 @@ python-version:
 #               and dpcourse itself, editable (pyproject.toml); no Node.js (make assignments,
 #               make grade)
 #   venv        that, plus the workflow linter (npm)
-#   node-build  the build's npm packages (package.json "dependencies": Temml, d3, esbuild),
+#   node-build  the build's npm packages (package.json "dependencies": Temml, d3, esbuild,
+#               PurgeCSS),
 #               npm ci --omit=dev
 #   node-all    that and Lighthouse (package.json "devDependencies"), for make benchmark
 # requirements-build-lock.txt pins the same versions as requirements-lock.txt (make lock), so the

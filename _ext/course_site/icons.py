@@ -12,9 +12,10 @@ course's ``layout.html`` links instead of the theme's (no file Sphinx wrote is c
   (``data-mode``, ``title``, ...): the theme's CSS selects the colour-mode switch's icons by
   ``data-mode``;
 * ``_static/styles/course-theme.css``: the theme's stylesheet without the selectors that need a
-  class or id no page or script has (:func:`.stylesheets.prune_css`: Bootstrap's components
-  and the glyph rule of every icon the site does not use), its icon fonts cut to the glyphs the site's CSS draws
-  (admonition titles, external links) and served from ``vendor/fontawesome/course-webfonts``.
+  class, id or element no page or script names (:func:`purge_css`, PurgeCSS: Bootstrap's
+  components and the glyph rule of every icon the site does not use), its icon fonts cut to
+  the glyphs the site's CSS draws (admonition titles, external links) and served from
+  ``vendor/fontawesome/course-webfonts``.
 """
 
 from __future__ import annotations
@@ -22,12 +23,16 @@ from __future__ import annotations
 import json
 import logging
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
-from .stylesheets import prune_css, words
+from sphinx.errors import ExtensionError
 
 ICON_SCRIPT = "scripts/course-icons.js"
+PURGE_SCRIPT = Path(__file__).with_name("purge-css.mjs")
+_WORD = re.compile(r"-?[A-Za-z_][\w-]*")
 _PACKS = {"fab": "fab", "far": "far", "fas": "fas"}
 _ICON_ENTRY = re.compile(
     r'(?:"([^"]+)"|([A-Za-z_$][\w$]*)|(\d+)):\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]*",'
@@ -151,6 +156,23 @@ def _subset_fonts(static: Path, target: Path) -> None:
         quiet.setLevel(level)
 
 
+def purge_css(css: str, used: set[str]) -> str:
+    """``css`` without the selectors that need a class, id, element or attribute that no word of
+    ``used`` names (every word of the site's HTML and scripts, so classes that scripts add at
+    run time count): PurgeCSS, from npm, run by ``purge-css.mjs``. What the browser draws does
+    not change: a removed selector could match nothing."""
+    node = shutil.which("node")
+    if node is None:
+        raise ExtensionError("Node.js (`node`) is needed to prune the theme's stylesheet")
+    done = subprocess.run([node, str(PURGE_SCRIPT)], capture_output=True, text=True,
+                          input=json.dumps({"css": css, "words": sorted(used)}),
+                          encoding="utf-8")
+    if done.returncode != 0:
+        raise ExtensionError("PurgeCSS could not prune the theme's stylesheet (`make book` "
+                             f"installs it from npm): {done.stderr.strip()[-2000:]}")
+    return done.stdout
+
+
 THEME_CSS = "styles/course-theme.css"
 
 
@@ -161,14 +183,15 @@ def write_theme_files(app: Any, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html" or not fontawesome.exists():
         return
     texts = [path.read_text(encoding="utf-8", errors="ignore")
-             for path in [*Path(app.outdir).rglob("*.html"), *static.rglob("*.js")]
+             for path in [*Path(app.outdir).rglob("*.html"), *static.rglob("*.js"),
+                         *static.rglob("*.mjs")]
              if path.name not in ("fontawesome.js", "course-icons.js")]
     icons = set(re.findall(r"\bfa-([a-z0-9]+(?:-[a-z0-9]+)*)", "\n".join(texts)))
     script = icon_script(fontawesome.read_text(encoding="utf-8"), icons)
     (static / ICON_SCRIPT).write_text(script, encoding="utf-8")
     _subset_fonts(static, static / "vendor" / "fontawesome" / "course-webfonts")
-    used = words("\n".join([*texts, script]))
+    used = set(_WORD.findall("\n".join([*texts, script])))
     css = (static / "styles" / "pydata-sphinx-theme.css").read_text(encoding="utf-8")
-    css = prune_css(css, used)
+    css = purge_css(css, used)
     (static / THEME_CSS).write_text(css.replace("/webfonts/", "/course-webfonts/"),
                                     encoding="utf-8")

@@ -631,7 +631,7 @@ def _theme_stylesheet() -> str:
 def test_the_pruned_theme_stylesheet_draws_what_the_theme_draws(browser, site_url, page, theme,
                                                                  width):
     """Pages link the theme's stylesheet pruned to the selectors the site can match
-    (``course_site.icons``, ``stylesheets.prune_css``). Every element of the page, and its
+    (``course_site.icons.purge_css``, PurgeCSS). Every element of the page, and its
     ``::before`` and ``::after``, has the same computed style as with the theme's whole
     stylesheet, after the page loads and with the navigation drawer open."""
     reference = _theme_stylesheet()
