@@ -169,6 +169,27 @@ def test_error_bound_exercise_answers():
     assert g["lap_ex_sum_eps"] == "40"
 
 
+def test_misjudged_share_exercise_answers():
+    """Exercise on the attacker's error: the glued share is the error rate of the nearer-centre
+    guess, simulated here at three sensitivities (seeded; 5 binomial standard errors) and read
+    from scipy's Laplace CDF; the glued bound is the logistic function at -1; and the share is
+    above the bound at every ε of a grid, as part (c) proves."""
+    from conftest import glued
+    from scipy import special
+
+    g = glued("laplace-mechanism")
+    share = float(g["lap_ex_misjudged_1"].rstrip("%")) / 100
+    assert share == pytest.approx(stats.laplace.cdf(-0.5, scale=1.0), abs=5e-5)
+    rng, n = helpers.make_rng(2024), 400_000
+    for sens in (0.5, 1.0, 5.0):  # ε = 1: M(D) = f(D) + Lap(Δf); the guess errs below -Δf/2
+        rate = np.mean(rng.laplace(0.0, sens, n) < -sens / 2)
+        assert abs(rate - share) <= 5 * math.sqrt(share * (1 - share) / n), sens
+    assert float(g["lap_ex_bound_1"].rstrip("%")) / 100 == pytest.approx(special.expit(-1),
+                                                                         abs=5e-5)
+    eps = np.linspace(0.01, 10, 1000)
+    assert np.all(stats.laplace.cdf(-eps / 2) > special.expit(-eps))
+
+
 def test_the_inline_cores_match_the_helpers():
     """The chapter's one-line mechanism and the section's few-line attack draw the same numbers
     as the course's helpers from the same seed (the pages say the helpers do the same)."""
