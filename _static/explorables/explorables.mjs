@@ -30,37 +30,6 @@ export const pct = share => {
   return `${fmt(100 * share, digits)}%`;
 };
 
-const CSS = `
-.explorable{margin:1.5rem 0;padding:.75rem;border:1px solid var(--pst-color-border);
-border-radius:.25rem;min-height:var(--explorable-height,0);max-width:100%;box-sizing:border-box}
-.explorable figcaption{font-weight:600;margin-bottom:.5rem}
-.explorable .explorable-controls{display:grid;gap:.25rem .75rem;align-items:center;
-grid-template-columns:minmax(7rem,max-content) 1fr 5.5rem;margin-bottom:.5rem}
-.explorable input[type=range]{width:100%;min-width:0;accent-color:var(--pst-color-primary)}
-.explorable output{font-variant-numeric:tabular-nums}
-.explorable .explorable-charts{display:flex;flex-wrap:wrap;gap:.5rem 1rem}
-.explorable .explorable-chart{flex:1 1 300px;min-width:0;max-width:100%}
-.explorable .explorable-chart>svg{display:block;width:100%;height:auto;
-color:var(--pst-color-text-base)}
-.explorable svg text{fill:currentColor;font-size:12px}
-.explorable .s1{stroke:var(--pst-color-primary);fill:none;stroke-width:2}
-.explorable .s2{stroke:var(--pst-color-secondary);fill:none;stroke-width:2;stroke-dasharray:6 3}
-.explorable .s3{stroke:currentColor;fill:none;stroke-width:1.5;stroke-dasharray:2 3}
-.explorable .a1{fill:var(--pst-color-primary);opacity:.25;stroke:none}
-.explorable .a2{fill:var(--pst-color-secondary);opacity:.25;stroke:none}
-.explorable .a3{fill:currentColor;opacity:.12;stroke:none}
-.explorable .dot{fill:var(--pst-color-primary);stroke:var(--pst-color-background);stroke-width:1.5}
-.explorable .legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;font-size:.9em;margin:.25rem 0}
-.explorable .legend svg{vertical-align:middle;margin-right:.3rem}
-.explorable .explorable-readout{display:grid;grid-template-columns:1fr max-content;gap:.1rem 1rem;
-margin:.5rem 0 0}
-.explorable .explorable-readout dd{margin:0;text-align:right}
-@media (max-width:500px){.explorable .explorable-controls{grid-template-columns:1fr 4.5rem}
-.explorable .explorable-controls label{grid-column:1/-1}}
-@media (max-width:768px){.explorable .explorable-controls{position:sticky;top:3.5rem;z-index:2;
-background:var(--pst-color-background);padding:.25rem 0;
-box-shadow:0 .25rem .25rem -.25rem var(--pst-color-shadow)}}`;
-
 let uid = 0;
 const el = (tag, attrs = {}, text = null) => {
   const node = document.createElement(tag);
@@ -207,9 +176,6 @@ const mount = (figure, name, api) => {
 };
 
 export const register = (name, api) => {
-  if (!document.getElementById("explorable-style")) {
-    document.head.append(el("style", {id: "explorable-style"}, CSS));
-  }
   const cells = document.querySelectorAll(`.cell.tag_explorable-${name}`);
   const near = new IntersectionObserver(entries => {
     for (const entry of entries) {
