@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Issue 23's targets this measurement misses, and why (see benchmarks/report.md).
 KNOWN_MISSES = {
     "chapter_tbt_max_ms": "approximate-dp 208 ms, laplace-mechanism 223 and privacy-accounting "
-                          "273 at 9.2-9.7x (2026-11-28 16:04); the other 18 chapters 2-194 ms. "
+                          "273 at 9.2-9.7x (2026-11-28 16:04); the other 18 chapters 7-176 ms. "
                           "Blocking time counts only what each task runs past 50 ms, so at a "
                           "slowdown of 9x (the host's index near 2,800) a 40 ms task of the "
                           "page's own parsing, style and layout already counts 310 ms; the "
