@@ -50,7 +50,7 @@ from urllib.parse import unquote, urlparse
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 REPORT = ROOT / "benchmarks" / "report.json"
-sys.path[:0] = [str(ROOT / "chapters"), str(ROOT / "tests"), str(ROOT / "_ext")]
+sys.path[:0] = [str(ROOT / "chapters"), str(ROOT / "_ext")]
 import scale  # noqa: E402  (benchmarks/scale.py, beside this file)
 import grading  # noqa: E402  (benchmarks/grading.py: make grade on N submissions, issue #41)
 import mutation  # noqa: E402  (benchmarks/mutation.py: `make mutation` runs --mutation)

@@ -3,7 +3,7 @@
 The release is the one of ``chapters/dp-engines.ipynb``: a count and a sum of ``amount`` per
 education level (16 public keys), each person bounded to ``MAX_GROUPS`` key(s) and ``MAX_ROWS``
 rows per key, amounts clipped to ``AMOUNT_BOUNDS``, epsilon = 1. Its code is loaded from the
-chapter and its page ``pipelinedp-on-spark`` (``tests/notebook_code.py``), so the benchmark
+chapter and its page ``pipelinedp-on-spark`` (``benchmarks/notebook_code.py``), so the benchmark
 measures what the course teaches, on
 
 * ``numpy``: the course's own code (``numpy_release``), after pandas reads the Parquet file;
@@ -78,7 +78,7 @@ def data_path(rows: int) -> Path:
 
 def chapter_namespace() -> dict[str, object]:
     """The chapters' code the benchmark runs (:data:`NAMES`), loaded from their notebooks."""
-    sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "chapters")]
+    sys.path.insert(0, str(ROOT / "chapters"))
     from notebook_code import notebook_namespace
     ns: dict[str, object] = {}
     for notebook, names in NAMES.items():

@@ -19,7 +19,8 @@ Chapter tests use:
 * :func:`chapter_fixtures`, the chapter's own code (``ch``) and its glued values (``g``);
 * :func:`glued`, every value a chapter glued into its prose, read back from the executed
   notebook;
-* :func:`notebook_code.notebook_namespace`, to call a function defined in a chapter.
+* :func:`notebook_code.notebook_namespace` (``benchmarks/notebook_code.py``, which the scale
+  benchmark also runs the chapters' code with), to call a function defined in a chapter.
 """
 
 from __future__ import annotations

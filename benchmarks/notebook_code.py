@@ -1,8 +1,9 @@
-"""Load chapter-specific code out of a notebook so that tests can call it.
+"""Load chapter-specific code out of a notebook so that tests and benchmarks can call it.
 
-Chapter-specific functions live in their chapter, not in ``helpers.py``. Tests reach them by
-executing, in a fresh namespace, the notebook's first code cell (its imports) and the code
-cells that define the requested names, in notebook order.
+Chapter-specific functions live in their chapter, not in ``helpers.py``. The benchmarks and the
+tests (which import this module by name: ``pyproject.toml``'s ``pythonpath``) reach them by
+executing, in a fresh namespace, the notebook's first code cell (its imports) and the code cells
+that define the requested names, in notebook order.
 """
 
 from __future__ import annotations
