@@ -22,7 +22,6 @@ import shutil
 from pathlib import Path
 
 from docutils import nodes
-from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
@@ -93,8 +92,8 @@ class LongTableWidths(SphinxPostTransform):
     and without given widths Sphinx sets its columns as ``l``: one line each, however long,
     so the notation table ran 750 pt off the page. Markdown tables cannot say widths, so each
     column gets a share of the line from what it holds: the longer of its average cell and its
-    longest unbreakable piece (a word, or a formula, which cannot break). Tables with a
-    ``tabularcolumns`` spec or given widths are left alone.
+    longest unbreakable piece (a word, or a formula, which cannot break). Tables with given
+    widths are left alone.
     """
 
     default_priority = 400
@@ -105,9 +104,6 @@ class LongTableWidths(SphinxPostTransform):
         for table in self.document.findall(nodes.table):
             groups = list(table.findall(nodes.tgroup))
             if not groups or "colwidths-given" in table["classes"]:
-                continue
-            index = table.parent.index(table) if table.parent is not None else 0
-            if index and isinstance(table.parent[index - 1], addnodes.tabular_col_spec):
                 continue
             rows = list(groups[0].findall(nodes.row))
             if len(rows) < self.ROWS:
@@ -129,45 +125,18 @@ class LongTableWidths(SphinxPostTransform):
 # --------------------------------------------------------------------------------------------
 # The website's link to the PDF (HTML builders)
 # --------------------------------------------------------------------------------------------
-def _links_the_pdf(node: nodes.Node, name: str) -> bool:
-    return any(f'href="{name}"' in raw.astext() for raw in node.findall(nodes.raw))
-
-
-def _pdf_link_outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
-    """Re-write the pages that link the PDF when the written page disagrees with whether the
-    PDF is there (it was built or removed since the page was written)."""
-    if app.builder.format != "html":
-        return []
-    present = built_pdf(app).exists()
-    href = f'href="{pdf_name(app.config)}"'
-    stale = []
-    for docname in sorted(getattr(env, "course_pdf_linking_docs", set()) & env.found_docs):
-        page = Path(app.builder.get_outfilename(docname))
-        if page.exists() and (href in page.read_text(encoding="utf-8")) != present:
-            stale.append(docname)
-    return stale
-
-
-def _record_pdf_link(app: Sphinx, doctree: nodes.document) -> None:
-    if _links_the_pdf(doctree, pdf_name(app.config)):
-        app.env.course_pdf_linking_docs = getattr(app.env, "course_pdf_linking_docs", set())
-        app.env.course_pdf_linking_docs.add(app.env.docname)
-
-
-def _purge_doc(app: Sphinx, env, docname: str) -> None:
-    getattr(env, "course_pdf_linking_docs", set()).discard(docname)
-
-
-def _merge_info(app: Sphinx, env, docnames, other) -> None:
-    env.course_pdf_linking_docs = (getattr(env, "course_pdf_linking_docs", set())
-                                   | getattr(other, "course_pdf_linking_docs", set()))
+def _pdf_built(app: Sphinx, config) -> None:
+    """Whether the PDF is there, as an HTML config value: when it was built or removed since
+    the last build, Sphinx rewrites every page (the link follows it)."""
+    config.course_pdf_built = built_pdf(app).exists()
 
 
 def _drop_missing_pdf_link(app: Sphinx, doctree: nodes.document, docname: str) -> None:
-    if app.builder.format != "html" or built_pdf(app).exists():
+    if app.builder.format != "html" or app.config.course_pdf_built:
         return
-    name = pdf_name(app.config)
-    for item in [i for i in doctree.findall(nodes.list_item) if _links_the_pdf(i, name)]:
+    href = f'href="{pdf_name(app.config)}"'
+    for item in [i for i in doctree.findall(nodes.list_item)
+                 if any(href in raw.astext() for raw in i.findall(nodes.raw))]:
         item.parent.remove(item)
 
 
@@ -181,10 +150,8 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("config-inited", _back_matter)
     app.add_post_transform(EmptyCells)
     app.add_post_transform(LongTableWidths)
-    app.connect("env-get-outdated", _pdf_link_outdated)
-    app.connect("doctree-read", _record_pdf_link)
-    app.connect("env-purge-doc", _purge_doc)
-    app.connect("env-merge-info", _merge_info)
+    app.add_config_value("course_pdf_built", False, "html")
+    app.connect("config-inited", _pdf_built)
     app.connect("doctree-resolved", _drop_missing_pdf_link)
     app.connect("build-finished", _copy_pdf)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

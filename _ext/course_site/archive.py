@@ -52,17 +52,11 @@ def _toc(srcdir: Path) -> tuple:
 def _parsed_toc(toc: str, mtime_ns: int, size: int) -> tuple[tuple, tuple[str, ...]]:
     """Each part's caption, numbering and documents with their section pages; and every
     document in reading order."""
-    site = parse_toc_yaml(toc)
-
-    def walk(doc: str) -> list[str]:
-        return [doc] + [d for tree in site[doc].subtrees for item in tree.items
-                        for d in walk(str(item))]
+    site = parse_toc_yaml(toc)  # a SiteMap: every document, in reading order
     parts = tuple((part.caption, part.numbered,
-                   tuple((str(doc), tuple(str(s) for tree in site[str(doc)].subtrees
-                                          for s in tree.items))
-                         for doc in part.items))
+                   tuple((doc, tuple(site[doc].child_files())) for doc in part.files()))
                   for part in site.root.subtrees)
-    return parts, tuple(walk(site.root.docname))
+    return parts, tuple(site)
 
 
 def toc_documents(srcdir: Path) -> list[str]:
@@ -169,7 +163,7 @@ def write_course_archive(srcdir: Path, destination: Path,
     entries = [(notebooks[arc] if arc in notebooks else src.read_bytes(), arc)
                for src, arc in files]
     entries.append((archive_readme(srcdir, where).encode("utf-8"), f"{ARCHIVE_ROOT}/README.md"))
-    with zipfile.ZipFile(destination, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+    with zipfile.ZipFile(destination, "w") as zf:
         for data, arcname in sorted(entries, key=lambda e: e[1]):
             info = zipfile.ZipInfo(arcname, date_time=FIXED_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED

@@ -124,10 +124,7 @@ def _stage(app: Sphinx) -> None:
 def _link(app: Sphinx, pagename: str, templatename: str, context: dict,
           doctree: nodes.Node | None) -> None:
     """Link the explorables' modules from a page that declares one (``html-page-context``)."""
-    names = names_on_page(doctree) if doctree is not None else []
-    if not names:
-        return
-    for name in names:
+    for name in names_on_page(doctree) if doctree is not None else []:
         app.add_js_file(f"{STATIC}/{name}.mjs", type="module")
 
 

@@ -21,7 +21,6 @@ course's ``layout.html`` links instead of the theme's (no file Sphinx wrote is c
 from __future__ import annotations
 
 import json
-import logging
 import re
 import shutil
 import subprocess
@@ -33,7 +32,6 @@ from sphinx.errors import ExtensionError
 ICON_SCRIPT = "scripts/course-icons.js"
 PURGE_SCRIPT = Path(__file__).with_name("purge-css.mjs")
 _WORD = re.compile(r"-?[A-Za-z_][\w-]*")
-_PACKS = {"fab": "fab", "far": "far", "fas": "fas"}
 _ICON_ENTRY = re.compile(
     r'(?:"([^"]+)"|([A-Za-z_$][\w$]*)|(\d+)):\[(\d+),(\d+),\[[^\]]*\],"[0-9a-f]*",'
     r'("(?:[^"\\]|\\.)*"|\[[^\]]*\])\]')
@@ -53,7 +51,7 @@ def _fontawesome_packs(script: str) -> dict[str, dict[str, tuple[int, int, str]]
             path = json.loads(entry.group(6))
             icons[name] = (int(entry.group(4)), int(entry.group(5)),
                            path if isinstance(path, str) else " ".join(path))
-        packs[_PACKS[prefix.group(1)]] = icons
+        packs[prefix.group(1)] = icons
     return packs
 
 
@@ -136,24 +134,18 @@ def _subset_fonts(static: Path, target: Path) -> None:
     for css in static.rglob("*.css"):
         used |= {ord(ch) for ch in css.read_text(encoding="utf-8", errors="ignore")
                  if 0xE000 <= ord(ch) <= 0xF8FF}
-    quiet = logging.getLogger("fontTools")  # it logs each subsetting step at INFO
-    level = quiet.level
-    quiet.setLevel(logging.WARNING)
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-        for font in (static / "vendor" / "fontawesome" / "webfonts").glob("*"):
-            if font.suffix not in (".woff2", ".ttf"):
-                continue
-            options = subset.Options()
-            options.flavor = "woff2" if font.suffix == ".woff2" else None
-            options.layout_features = []
-            loaded = subset.load_font(str(font), options)
-            subsetter = subset.Subsetter(options)
-            subsetter.populate(unicodes=used)
-            subsetter.subset(loaded)
-            subset.save_font(loaded, str(target / font.name), options)
-    finally:
-        quiet.setLevel(level)
+    target.mkdir(parents=True, exist_ok=True)
+    for font in (static / "vendor" / "fontawesome" / "webfonts").glob("*"):
+        if font.suffix not in (".woff2", ".ttf"):
+            continue
+        options = subset.Options()
+        options.flavor = "woff2" if font.suffix == ".woff2" else None
+        options.layout_features = []
+        loaded = subset.load_font(str(font), options)
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=used)
+        subsetter.subset(loaded)
+        subset.save_font(loaded, str(target / font.name), options)
 
 
 def purge_css(css: str, used: set[str]) -> str:

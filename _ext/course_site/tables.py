@@ -14,7 +14,6 @@ Sphinx fills in with the chapter's own heading.
 from __future__ import annotations
 
 import functools
-import html
 import json
 import math
 import re
@@ -125,15 +124,9 @@ def _reading_time(path: str, mtime_ns: int, size: int) -> ReadingTime:
     return ReadingTime(words=words, code_lines=lines)
 
 
-def reading_minutes(path: Path) -> int:
-    """Estimated reading time of a chapter in whole minutes (:func:`reading_time`)."""
-    return reading_time(path).minutes
-
-
-def run_time(seconds: dict[str, float], name: str, decimals: int) -> str:
-    """A run-time cell: the measured seconds, or "not measured yet"."""
-    value = seconds.get(name)
-    return NOT_MEASURED if value is None else f"{value:.{decimals}f}"
+def notebook_documents(srcdir: Path) -> list[str]:
+    """Every chapter, each followed by its going-deeper sections, in reading order."""
+    return [d for chapter, sections in toc_sections(srcdir).items() for d in [chapter, *sections]]
 
 
 def execution_rows(srcdir: Path) -> tuple[list[tuple[str, str, int, str]], str]:
@@ -143,24 +136,15 @@ def execution_rows(srcdir: Path) -> tuple[list[tuple[str, str, int, str]], str]:
     """
     seconds = notebook_run_seconds(srcdir)
     rows, total, missing = [], 0.0, 0
-    docs = [d for chapter, sections in toc_sections(srcdir).items() for d in [chapter, *sections]]
-    for doc in docs:
+    for doc in notebook_documents(srcdir):
         name = f"{Path(doc).name}.ipynb"
         cells = json.loads((srcdir / f"{doc}.ipynb").read_text(encoding="utf-8"))["cells"]
         rows.append((doc, name, sum(c["cell_type"] == "code" for c in cells),
-                     run_time(seconds, name, 1)))
+                     f"{seconds[name]:.1f}" if name in seconds else NOT_MEASURED))
         total += seconds.get(name, 0.0)
         missing += name not in seconds
     total_cell = f"{total:.1f}" + (f" ({missing} {NOT_MEASURED})" if missing else "")
     return rows, total_cell
-
-
-def core_and_deeper(srcdir: Path, chapter: str) -> tuple[ReadingTime, list[ReadingTime]]:
-    """A chapter's core (its own page) and each of its "Going deeper" sections, as read."""
-    core = reading_time(srcdir / f"{chapter}.ipynb")
-    deeper = [reading_time(srcdir / f"{doc}.ipynb")
-              for doc in toc_sections(srcdir).get(chapter, [])]
-    return core, deeper
 
 
 def syllabus_rows(srcdir: Path) -> list[tuple[int, str, str, int, int, str]]:
@@ -172,8 +156,9 @@ def syllabus_rows(srcdir: Path) -> list[tuple[int, str, str, int, int, str]]:
     sections = toc_sections(srcdir)
     rows = []
     for number, (part, doc) in enumerate(toc_chapters(srcdir), start=1):
-        core, deeper = core_and_deeper(srcdir, doc)
-        names = [f"{Path(d).name}.ipynb" for d in [doc, *sections.get(doc, [])]]
+        docs = [doc, *sections.get(doc, [])]  # its core, then its going-deeper sections
+        core, *deeper = [reading_time(srcdir / f"{d}.ipynb") for d in docs]
+        names = [f"{Path(d).name}.ipynb" for d in docs]
         run = (NOT_MEASURED if any(n not in seconds for n in names)
                else f"{sum(seconds[n] for n in names):.0f}")
         rows.append((number, part, doc, core.minutes, sum(t.minutes for t in deeper), run))
@@ -185,6 +170,12 @@ def reading_totals(srcdir: Path) -> tuple[int, int]:
     rows = syllabus_rows(srcdir)
     core = sum(row[3] for row in rows)
     return core, core + sum(row[4] for row in rows)
+
+
+def reading_sources(srcdir: Path) -> list[Path]:
+    """What the book's reading times are read from: ``_toc.yml`` and every chapter's notebook
+    with its going-deeper sections' (a page that shows a total is rebuilt when one changes)."""
+    return [srcdir / "_toc.yml"] + [srcdir / f"{d}.ipynb" for d in notebook_documents(srcdir)]
 
 
 def hours(minutes: int) -> str:
@@ -228,8 +219,6 @@ def _table(header: list[str], rows: list[list[nodes.Node | str]], widths: list[i
 class ExecutionStatistics(SphinxDirective):
     """Table of every chapter notebook with its run time from ``benchmarks/report.json``."""
 
-    has_content = False
-
     def run(self) -> list[nodes.Node]:
         srcdir = Path(self.env.srcdir)
         self.env.note_dependency(str(srcdir / "benchmarks" / "report.json"))
@@ -245,17 +234,12 @@ class ExecutionStatistics(SphinxDirective):
 class SyllabusTable(SphinxDirective):
     """Every chapter with its part, reading time and run time, in reading order."""
 
-    has_content = False
-
     def run(self) -> list[nodes.Node]:
         srcdir = Path(self.env.srcdir)
-        self.env.note_dependency(str(srcdir / "benchmarks" / "report.json"))
-        self.env.note_dependency(str(srcdir / "_toc.yml"))
+        for source in [srcdir / "benchmarks" / "report.json", *reading_sources(srcdir)]:
+            self.env.note_dependency(str(source))
         rows: list[list[nodes.Node | str]] = []
-        sections = toc_sections(srcdir)
         for number, part, doc, core, deeper, run in syllabus_rows(srcdir):
-            for name in [doc, *sections.get(doc, [])]:
-                self.env.note_dependency(str(srcdir / f"{name}.ipynb"))
             rows.append([str(number), part, _doc_link(self.env, doc), str(core), str(deeper),
                          run])
         core, everything = reading_totals(srcdir)
@@ -289,7 +273,7 @@ def page_reading_line(srcdir: Path, docname: str) -> str | None:
     """The reading-time line of a chapter's or a section's page, or ``None`` for other pages."""
     sections = toc_sections(srcdir)
     if docname in sections:
-        core, deeper = core_and_deeper(srcdir, docname)
+        core, *deeper = [reading_time(srcdir / f"{d}.ipynb") for d in [docname, *sections[docname]]]
         return reading_time_sentence(core, deeper)
     if any(docname in docs for docs in sections.values()):
         return reading_time_sentence(reading_time(srcdir / f"{docname}.ipynb"), section=True)
@@ -302,8 +286,8 @@ class ReadingTotal(SphinxRole):
 
     def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
         srcdir = Path(self.env.srcdir)
-        for _, doc in toc_chapters(srcdir):
-            self.env.note_dependency(str(srcdir / f"{doc}.ipynb"))
+        for source in reading_sources(srcdir):
+            self.env.note_dependency(str(source))
         core, everything = reading_totals(srcdir)
         if self.text not in ("core", "all"):
             msg = self.inliner.reporter.error(
@@ -329,12 +313,8 @@ def next_core_page(app: Any, pagename: str, templatename: str, context: dict,
     for key, there in (("prev", here - 1), ("next", here + 1)):
         if 0 <= there < len(chapters):
             target = chapters[there]
-            numbers = app.env.toc_secnumbers.get(target, {}).get("", ())
-            number = (f'<span class="section-number">{".".join(map(str, numbers))}. </span>'
-                      if numbers else "")
-            title = html.escape(app.env.titles[target].astext())
             context[key] = {"link": app.builder.get_relative_uri(pagename, target),
-                            "title": number + title}
+                            "title": app.builder.render_partial(app.env.titles[target])["title"]}
 
 
 class ReadingTimeLine(SphinxTransform):
@@ -344,8 +324,6 @@ class ReadingTimeLine(SphinxTransform):
     default_priority = 500
 
     def apply(self, **kwargs: Any) -> None:
-        if not is_chapter_notebook(self.env, self.env.docname):
-            return
         section = next(iter(self.document.findall(nodes.section)), None)
         if section is None or not isinstance(section[0], nodes.title):
             return

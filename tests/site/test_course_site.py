@@ -160,6 +160,26 @@ def test_reading_minutes_use_the_stated_rates():
     assert tables.ReadingTime(words=0, code_lines=0).minutes == 1
 
 
+def test_a_reading_total_is_rebuilt_when_a_going_deeper_section_changes(tmp_path):
+    """``{reading-total}`all``` counts the sections too, so the page that shows it depends on
+    their notebooks and on ``_toc.yml`` (an incremental build would keep an old total)."""
+    book = _book(tmp_path, None)
+    (book / "_toc.yml").write_text(
+        (book / "_toc.yml").read_text(encoding="utf-8")
+        + "        sections:\n          - file: chapters/sensitivity-proofs\n", encoding="utf-8")
+    (book / "chapters" / "sensitivity-proofs.ipynb").write_text(
+        json.dumps({"cells": [{"cell_type": "markdown", "source": ["word " * 600]}]}),
+        encoding="utf-8")
+    noted: list[str] = []
+    env = SimpleNamespace(srcdir=str(book), note_dependency=noted.append)
+    inliner = SimpleNamespace(document=SimpleNamespace(settings=SimpleNamespace(env=env)))
+    shown, messages = tables.ReadingTotal()("reading-total", "", "all", 1, inliner)
+    assert messages == [] and shown[0].astext() == "¼ hour"  # 6 + 6 + 3 minutes
+    assert sorted(Path(n).relative_to(book).as_posix() for n in noted) == [
+        "_toc.yml", "chapters/datasets.ipynb", "chapters/sensitivity-proofs.ipynb",
+        "chapters/sensitivity.ipynb"]
+
+
 def test_without_any_benchmark_report_every_run_time_is_not_measured_yet(tmp_path):
     rows, total = tables.execution_rows(_book(tmp_path, None))
     assert [row[-1] for row in rows] == ["not measured yet"] * 2
