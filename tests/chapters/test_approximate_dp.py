@@ -225,3 +225,44 @@ def test_exercise_answers(g):
     accountant.compose(dpa.GaussianDpEvent(sigma / 3))
     assert float(g["approx_ex_group_eps"]) == pytest.approx(accountant.get_epsilon(1e-5), abs=0.006)
     assert g["approx_ex_group_exact"].startswith(f"{delta_scipy(sigma, 3.0, 3.0):.1e}"[:3])
+
+
+def test_crossover_exercise_answers(g):
+    """Exercise on where the Gaussian beats Laplace: dp_accounting's analytic sigma, compared
+    with Laplace's sqrt(2) d / epsilon at every d up to 1,000, gives the glued crossovers (and
+    the Gaussian stays ahead from there); the glued ratios and edge are sigma_1 sqrt(d) against
+    sqrt(2) d; the classical crossover is the same at every epsilon < 1; and, as parts (b) and
+    (c) prove, it bounds the analytic one and, at a fixed epsilon * sigma, scipy's exact delta
+    rises with epsilon, so the crossover rises over the explorable's epsilons."""
+    d = np.arange(1, 1001)
+
+    def first_win(sigma_one, eps):
+        wins = sigma_one * np.sqrt(d) < math.sqrt(2) * d / eps
+        first = int(d[np.argmax(wins)])
+        assert wins[first - 1:].all() and not wins[:first - 1].any()
+        return first
+
+    def cross(eps, delta):
+        return first_win(dpa.get_sigma_gaussian(eps, delta), eps)
+
+    sigma = dpa.get_sigma_gaussian(1.0, 1e-5)
+    assert g["approx_ex_gl_ratio_1"] == f"{sigma / math.sqrt(2):.3f}"
+    assert g["approx_ex_gl_ratio_100"] == f"{sigma * 10 / (math.sqrt(2) * 100):.3f}"
+    assert g["approx_ex_gl_edge"] == f"{sigma**2 / 2:.3g}"
+    assert g["approx_ex_gl_cross"] == cross(1.0, 1e-5) == g["approx_gl_cross"]
+    assert g["approx_ex_gl_cross_1e10"] == cross(1.0, 1e-10)
+    assert g["approx_ex_gl_cross_eps01"] == cross(0.1, 1e-5)
+    assert g["approx_ex_gl_cross_eps5"] == cross(5.0, 1e-5)
+    classical = math.sqrt(2 * math.log(1.25 / 1e-5))  # epsilon * sigma, any epsilon
+    assert g["approx_ex_gl_classic_edge"] == f"{classical**2 / 2:.3g}"
+    for eps in (0.1, 0.5, 0.9):
+        assert g["approx_ex_gl_classic_cross"] == first_win(classical / eps, eps)
+    epsilons = [0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.5, 2, 3, 5]  # the explorable's slider
+    for delta in (1e-10, 1e-5, 1e-3):
+        crossings = [cross(eps, delta) for eps in epsilons]
+        assert crossings == sorted(crossings) and crossings[0] < crossings[-1], delta
+        bound = math.floor(math.log(1.25 / delta)) + 1
+        assert all(c <= bound for eps, c in zip(epsilons, crossings) if eps < 1), delta
+    for b in (2.0, 3.0, 4.0):  # fixed epsilon * sigma: the exact delta rises with epsilon
+        deltas = [delta_scipy(b / eps, eps) for eps in np.linspace(0.1, 5, 50)]
+        assert np.all(np.diff(deltas) > 0), b

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from fractions import Fraction
 
 import numpy as np
@@ -95,6 +96,56 @@ def test_core_glued_attack_values_and_standard_error():
     assert abs(k1 - float(theory["comp_k1_exact"][:-1])) < 4 * 100 * math.sqrt(0.25 / 50_000)
     assert abs(kmax - float(theory["comp_kmax_normal"][:-1])) < 4 * 0.5
     assert g["comp_bound_k1"] == f"{100 * composed_bound(EPSILON):.1f}%"
+
+
+def _split_success(k: int, total: float) -> float:
+    """Pr[S <= total/2], S a sum of 2k Lap(1) written as G1 - G2 with G1, G2 ~ Gamma(2k), by
+    quadrature over G2 (not the chapter's Poisson/negative-binomial sum)."""
+    from scipy.stats import gamma
+
+    m = 2 * k
+    tail, _ = integrate.quad(lambda g: gamma.pdf(g, m) * gamma.sf(g + total / 2, m),
+                             0, m + 60 * math.sqrt(m), points=[m - 1],
+                             epsabs=1e-13, epsrel=1e-12, limit=500)
+    return 1 - tail
+
+
+def test_split_budget_exercise_answers():
+    """Exercise ex-comp-split, kε = 1 split into k = 1, 10, 100 answers per count at threshold
+    1/2: each glued success is the exact one by quadrature (and the closed form at k = 1), and a
+    seeded run of the course's attack (helpers.differencing_attack_success at ε = 1/k) lands
+    within 5 binomial standard errors of it; it falls with k towards the normal approximation
+    Φ(kε/(4√k)), below the glued bound e/(1 + e); the glued sd is 2√k/(kε). The question names
+    the explorable's three sliders as differencing-attack.mjs labels them."""
+    from scipy.stats import norm
+
+    g = glued("composition")
+    total, repeats = 1.0, (1, 10, 100)
+    bound = math.exp(total) / (1 + math.exp(total))
+    assert float(g["comp_split_bound"].rstrip("%")) / 100 == pytest.approx(bound, abs=5e-5)
+    exact = {k: _split_success(k, total) for k in repeats}
+    assert exact[1] == pytest.approx(1 - (2 + total / 2) * math.exp(-total / 2) / 4, abs=1e-12)
+    rng, trials = helpers.make_rng(2025), 100_000
+    for k in repeats:
+        glued_success = float(g[f"comp_split_success_{k}"].rstrip("%")) / 100
+        assert glued_success == pytest.approx(exact[k], abs=5e-5), k
+        simulated = helpers.differencing_attack_success(total / k, rng, n_trials=trials,
+                                                        n_repeats=k)
+        assert abs(simulated - exact[k]) < 5 * math.sqrt(exact[k] * (1 - exact[k]) / trials), k
+        assert float(g[f"comp_split_sd_{k}"]) == pytest.approx(2 * math.sqrt(k) / total,
+                                                               abs=5e-3), k
+    assert bound > exact[1] > exact[10] > exact[100] > 0.5
+    gaps = [abs(exact[k] - norm.cdf(total / (4 * math.sqrt(k)))) for k in repeats]
+    assert gaps[0] > gaps[1] > gaps[2] and gaps[2] < 1e-4
+    mjs = (CHAPTERS.parent / "_static" / "explorables" / "differencing-attack.mjs").read_text(
+        encoding="utf-8")
+    sliders = re.findall(r'ui\.slider\(\{key: "\w+", label: "([^"]+)"', mjs)
+    assert len(sliders) == 3, sliders
+    cells = json.loads((CHAPTERS / "composition.ipynb").read_text(encoding="utf-8"))["cells"]
+    (question,) = ["".join(c["source"]) for c in cells
+                   if ":label: ex-comp-split" in "".join(c["source"])]
+    question = question.split("::::\n")[0]
+    assert all(label in question for label in sliders), sliders
 
 
 # --------------------------------------------------------------------------------------------

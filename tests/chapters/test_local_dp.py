@@ -209,3 +209,41 @@ def test_rappor_budget_exercise_is_four_ln_three():
     ns = notebook_namespace("memoisation-and-the-shuffle-model", ["h", "f", "eps_infinity"])
     assert (ns["h"], ns["f"]) == (2, 0.5)
     assert ns["eps_infinity"] == pytest.approx(4 * math.log(3), rel=1e-12)
+
+
+def test_more_people_exercise_answers(g):
+    """Exercise ex-ldp-more-people (k = 2, ε = 1): the local count's sd from the exact
+    distribution of S_1 (two binomials convolved), the same for every share of 1s, over the
+    central sd 2√2/ε of Lap(2/ε); the n where they are equal; and the smallest n whose share
+    is as accurate as a curator's on 1,000 people, found by search, not by the formula."""
+    epsilon = 1.0
+    p = helpers.randomized_response_keep_probability(epsilon)  # r = 1 - p
+    central = 2 * math.sqrt(2) / epsilon
+
+    def local_sd(n):
+        sds = {math.sqrt(exact_support_variance(n_1, n - n_1, p, 1 - p)) / (2 * p - 1)
+               for n_1 in (0, n // 3, n)}
+        assert max(sds) == pytest.approx(min(sds), rel=1e-9)  # whatever the share of 1s
+        return max(sds)
+
+    ratios = {n: local_sd(n) / central for n in (100, 10_000)}
+    assert g["ldp_ex_ratio_100"] == f"{ratios[100]:.3g}" == "3.39"
+    assert g["ldp_ex_ratio_10000"] == f"{ratios[10_000]:.3g}" == "33.9"
+    assert g["ldp_ex_factor"] == "10" and ratios[10_000] / ratios[100] == pytest.approx(10)
+    n_equal = float(g["ldp_ex_n_equal"])
+    assert local_sd(8) < central < local_sd(9)  # the ratio crosses 1 between 8 and 9 people
+    assert n_equal == pytest.approx(central ** 2 * (2 * p - 1) ** 2 / (p * (1 - p)), abs=5e-3)
+
+    def local_share_sd(n):  # sd of the share estimate, from the binomial variance
+        return math.sqrt(n * p * (1 - p)) / (2 * p - 1) / n
+
+    target = central / 1_000
+    lo, hi = 1, 10**7  # smallest n with local_share_sd(n) <= target, by bisection
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if local_share_sd(mid) <= target else (mid + 1, hi)
+    assert g["ldp_ex_n_needed"] == f"{lo:,}"
+    assert float(g["ldp_ex_times"]) == pytest.approx(lo / 1_000, abs=0.5)
+    assert g["ldp_ex_share_local"] == f"{local_sd(100_000) / 100_000:.2%}"
+    assert g["ldp_ex_share_central"] == f"{target:.2%}"
+    assert local_share_sd(100_000) > target  # the explorable's n = 100,000 is not yet enough

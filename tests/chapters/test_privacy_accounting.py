@@ -396,3 +396,56 @@ def test_laplace_count_kl_is_the_integral_of_the_loss(g):
              for a, b in [(-np.inf, 0.0), (0.0, 1.0), (1.0, np.inf)])
     assert kl == pytest.approx(eps0 + math.exp(-eps0) - 1, rel=1e-9)
     assert g["acct_loss_kl"] == f"{k * kl:.2f}"
+
+
+def _gaussian_sigma_exact(epsilon, delta, sensitivity=1.0):
+    # the smallest sigma meeting Balle and Wang (2018), Theorem 8, at (epsilon, delta): typed
+    # from the paper and solved for log sigma here, not the course's gaussian_sigma
+    from scipy.optimize import brentq
+
+    def excess(log_sigma):
+        sigma = math.exp(log_sigma)
+        a, b = sensitivity / (2 * sigma), epsilon * sigma / sensitivity
+        return stats.norm.cdf(a - b) - math.exp(epsilon) * stats.norm.cdf(-a - b) - delta
+
+    return math.exp(brentq(excess, -10.0, 30.0, xtol=1e-13))
+
+
+def test_core_exercise_noise_growth(g):
+    """Exercise on how sigma per count grows from k = 100 to 10,000 at (1, 1e-5): every glued
+    value from the Balle-Wang condition solved here; the exact factor is sqrt(100) = 10 in
+    closed form; t* is found from E[(Z - t)+]/t by numerical integration, and basic
+    composition's sigma * eps0 tends to it (to 1e-4 at k = 10^6), as part (c) derives."""
+    from scipy.optimize import brentq
+
+    eps, delta = 1.0, 1e-5
+
+    def advanced(k):  # Dwork and Roth Thm 3.20, the best of the 19 splits of delta
+        sigmas = []
+        for s in np.linspace(0.05, 0.95, 19):
+            c = math.sqrt(2 * k * math.log(1 / (s * delta)))
+            eps0 = brentq(lambda e: c * e + k * e * math.expm1(e) - eps, 1e-12, eps,
+                          xtol=1e-15)
+            sigmas.append(_gaussian_sigma_exact(eps0, (1 - s) * delta / k))
+        return min(sigmas)
+
+    sigma = {"basic": lambda k: _gaussian_sigma_exact(eps / k, delta / k),
+             "adv": advanced,
+             "exact": lambda k: _gaussian_sigma_exact(eps, delta, math.sqrt(k))}
+    for name, f in sigma.items():
+        assert g[f"acct_ex_growth_{name}"] == f"{f(10_000) / f(100):.4g}", name
+    assert g["acct_ex_growth_exact"] == "10"
+    for k in (100, 10_000):
+        assert g[f"acct_ex_growth_ratio_{k}"] == \
+            f"{sigma['basic'](k) / (math.sqrt(k) * _gaussian_sigma_exact(eps, delta)):.1f}"
+
+    def limit(t):  # phi(t)/t - Phi(-t) = E[(Z - t)+] / t, integrated
+        return integrate.quad(lambda z: (z - t) * stats.norm.pdf(z), t, np.inf)[0] / t
+
+    t_star = brentq(lambda t: limit(t) - delta / eps, 1.0, 10.0, xtol=1e-12)
+    assert g["acct_ex_growth_t"] == f"{t_star:.4g}"
+    assert g["acct_ex_growth_t_k"] == f"{sigma['basic'](10_000) * eps / 10_000:.4g}"
+    assert sigma["basic"](10**6) * eps / 10**6 == pytest.approx(t_star, abs=1e-4)
+    # basic grows about like k, advanced a little faster than sqrt(k), exact exactly so
+    assert 99 < float(g["acct_ex_growth_basic"]) < 100
+    assert 10 < float(g["acct_ex_growth_adv"]) < 12

@@ -205,3 +205,44 @@ def test_hours_exercise_against_a_simulation_of_its_own(g, adult):
     gain_hours = 1 - float(g["range_ex_hours_private"]) / float(g["range_ex_hours_public"])
     gain_age = 1 - float(g["range_rmse_private"]) / float(g["range_rmse_public"])
     assert gain_hours > gain_age + 0.05
+
+
+def test_best_bound_exercise_answers(adult):
+    """Exercise on the best clipping bound: the glued best U, bias, noise sd, RMSE and share
+    clipped, recomputed by brute force over the slider's bounds 10, 11, ..., with pandas' clip
+    for the bias and scipy's Laplace variances in the first-order noise variance
+    (Var Z1 + (S/n)^2 Var Z2) / n^2; and, as part (c) proves, the best U never rises as ε falls,
+    over every ε of the explorable's slider."""
+    from conftest import glued
+    from scipy import stats
+
+    g = glued("unknown-ranges")
+    canada = adult.loc[adult["native_country"] == "Canada"]
+    groups = {"age": (canada["age"], 125), "hours": (canada["hours_per_week"], 168)}
+
+    def ranked(column, bound, eps):
+        uppers = np.arange(10, bound + 1)
+        clipped = np.array([column.clip(upper=u).mean() for u in uppers])
+        var = (stats.laplace.var(scale=uppers / (eps / 2))
+               + clipped**2 * stats.laplace.var(scale=2 / eps))
+        sd = np.sqrt(var) / len(column)
+        bias = clipped - column.mean()
+        return sorted(zip((bias**2 + sd**2).tolist(), uppers.tolist(), bias, sd))
+
+    for name, (column, bound) in groups.items():
+        for eps, at in ((1.0, "eps1"), (0.2, "eps02")):
+            rows = ranked(column, bound, eps)
+            mse, upper, bias, sd = rows[0]
+            assert rows[1][0] > mse * (1 + 1e-6)  # one best bound, not a tie
+            assert g[f"range_ex_best_{name}_{at}"] == str(upper)
+            assert g[f"range_ex_bias_{name}_{at}"] == f"{bias:.2f}"
+            assert g[f"range_ex_sd_{name}_{at}"] == f"{sd:.2f}"
+            assert g[f"range_ex_rmse_{name}_{at}"] == f"{math.sqrt(mse):.2f}"
+            assert g[f"range_ex_clipped_{name}_{at}"] == f"{(column > upper).mean():.1%}"
+        # part (c): over the slider's ε, from large to small, the best bound never rises
+        uppers = [ranked(column, bound, eps)[0][1] for eps in (5, 3, 2, 1.5, 1, 0.75, 0.5, 0.3,
+                                                               0.2, 0.1)]
+        assert uppers == sorted(uppers, reverse=True) and uppers[0] > uppers[-1], name
+    # part (a): the smaller budget's bound is lower, clips more people and accepts more bias
+    assert int(g["range_ex_best_age_eps02"]) < int(g["range_ex_best_age_eps1"])
+    assert float(g["range_ex_bias_age_eps02"]) < float(g["range_ex_bias_age_eps1"]) < 0
