@@ -26,6 +26,7 @@ Chapter tests use:
 from __future__ import annotations
 
 import ast
+import math
 import json
 import os
 import shutil
@@ -60,6 +61,16 @@ def _glued(stem: str) -> dict[str, Any]:
             if name is not None:
                 values[name] = ast.literal_eval(out["data"][GLUE_MIME])
     return values
+
+
+def gaussian_delta(epsilon: float, sigma: float, sensitivity: float = 1.0) -> float:
+    """The exact δ(ε) of the Gaussian mechanism, Balle and Wang (2018), Theorem 8, typed from
+    the paper with scipy's normal CDF: the chapters' tests' reference, not the course's code
+    (moderate values only)."""
+    from scipy import stats
+
+    a, b = sensitivity / (2 * sigma), epsilon * sigma / sensitivity
+    return float(stats.norm.cdf(a - b) - math.exp(epsilon) * stats.norm.cdf(-a - b))
 
 
 def glued(stem: str) -> dict[str, Any]:

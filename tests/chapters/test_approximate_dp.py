@@ -18,7 +18,7 @@ from scipy import integrate, stats
 from scipy.optimize import brentq
 
 import helpers
-from conftest import glued
+from conftest import gaussian_delta, glued
 from notebook_code import notebook_namespace
 
 #: the core page and its going-deeper sections, with the names each one's tests load
@@ -54,9 +54,8 @@ def g():
 
 
 def delta_scipy(sigma, epsilon, l2=1.0):
-    # Balle and Wang (2018), Theorem 8, with scipy's normal CDF (moderate values only)
-    a, b = l2 / (2 * sigma), epsilon * sigma / l2
-    return stats.norm.cdf(a - b) - math.exp(epsilon) * stats.norm.cdf(-a - b)
+    # Balle and Wang (2018), Theorem 8 (conftest.gaussian_delta), in this file's argument order
+    return gaussian_delta(epsilon, sigma, l2)
 
 
 def test_random_record_delta_on_a_small_table_with_duplicates(ch):

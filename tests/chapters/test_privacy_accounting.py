@@ -17,7 +17,7 @@ import pytest
 from scipy import integrate, stats
 
 import helpers
-from conftest import glued
+from conftest import gaussian_delta, glued
 from notebook_code import notebook_namespace
 
 # The chapter's core defines the Adult counts; its "Going deeper" sections hold the rest.
@@ -270,16 +270,11 @@ def test_subsampled_rdp_figure_is_dp_accountings_rdp_at_the_same_orders(g):
 # --- the traps box: neighbour relations in dp-accounting -------------------------------------
 
 def _gaussian_epsilon_exact(sensitivity, sigma, delta):
-    # Balle and Wang (2018), Theorem 8, solved for epsilon: typed from the paper, not the course
+    # Balle and Wang's condition (conftest.gaussian_delta) solved for epsilon
     from scipy.optimize import brentq
 
-    a = sensitivity / (2 * sigma)
-
-    def excess(eps):
-        b = eps * sigma / sensitivity
-        return stats.norm.cdf(a - b) - math.exp(eps) * stats.norm.cdf(-a - b) - delta
-
-    return brentq(excess, 0.0, 100.0, xtol=1e-12)
+    return brentq(lambda eps: gaussian_delta(eps, sigma, sensitivity) - delta, 0.0, 100.0,
+                  xtol=1e-12)
 
 
 def _sum_sensitivity(values, relation):
@@ -399,14 +394,12 @@ def test_laplace_count_kl_is_the_integral_of_the_loss(g):
 
 
 def _gaussian_sigma_exact(epsilon, delta, sensitivity=1.0):
-    # the smallest sigma meeting Balle and Wang (2018), Theorem 8, at (epsilon, delta): typed
-    # from the paper and solved for log sigma here, not the course's gaussian_sigma
+    # the smallest sigma meeting Balle and Wang's condition at (epsilon, delta), solved for
+    # log sigma here, not the course's gaussian_sigma
     from scipy.optimize import brentq
 
     def excess(log_sigma):
-        sigma = math.exp(log_sigma)
-        a, b = sensitivity / (2 * sigma), epsilon * sigma / sensitivity
-        return stats.norm.cdf(a - b) - math.exp(epsilon) * stats.norm.cdf(-a - b) - delta
+        return gaussian_delta(epsilon, math.exp(log_sigma), sensitivity) - delta
 
     return math.exp(brentq(excess, -10.0, 30.0, xtol=1e-13))
 
