@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parents[2]
 ARCHIVE = ROOT / "_build" / "html" / "course.zip"
 SHOTS = ROOT / "_build" / "reader-edition-screenshots"
 TOKEN = "reader-edition-test"
-CHAPTERS = ["laplace-mechanism", "composition"]
+CHAPTERS = ["laplace-mechanism", "composition", "approximate-dp", "local-dp", "privacy-accounting",
+            "unknown-ranges"]
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
